@@ -1,0 +1,371 @@
+//! Keyed SipHash of every name prefix in ONE pass (seed 000 §2.1).
+//!
+//! The hasher absorbs the name's component TLVs as one byte stream and, at each component
+//! boundary, finalizes a copy of the running state: H1..Hn cost one pass over the name plus one
+//! finalization per prefix, instead of n passes. The stream is the prefix's TLV-VALUE (the
+//! concatenated component TLVs), so equal prefixes hash equally whatever name they come from, and
+//! `H0` (the root `/`) is computed once per key.
+//!
+//! The core is SipHash-128 (c-d rounds selectable: 1-3 or 2-4). The first output word `h1`,
+//! which costs the same as 64-bit SipHash, is the table hash. The second word is finished lazily
+//! from the saved state by [`PrefixHashes::id128`] when a caller needs a 128-bit keyed identity
+//! (the FIB stores that instead of names). The key is drawn from the OS at start-up
+//! ([`NameHasher::from_os`]); an outsider who does not know it cannot aim names at one bucket.
+
+use crate::name::NameRef;
+
+/// Which SipHash round counts to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SipVariant {
+    /// SipHash-1-3: one compression round, three finalization rounds (faster).
+    #[default]
+    Sip13,
+    /// SipHash-2-4: the conservative original.
+    Sip24,
+}
+
+impl core::str::FromStr for SipVariant {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "1-3" | "sip13" => Ok(Self::Sip13),
+            "2-4" | "sip24" => Ok(Self::Sip24),
+            _ => Err(()),
+        }
+    }
+}
+
+/// SipHash state after the first finalization, enough to finish the second output word.
+type Finished = [u64; 4];
+
+#[derive(Clone, Copy)]
+struct Sip {
+    v: [u64; 4],
+    tail: u64,
+    ntail: u32,
+    len: u64,
+}
+
+#[inline(always)]
+fn round(v: &mut [u64; 4]) {
+    v[0] = v[0].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(13) ^ v[0];
+    v[0] = v[0].rotate_left(32);
+    v[2] = v[2].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(16) ^ v[2];
+    v[0] = v[0].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(21) ^ v[0];
+    v[2] = v[2].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(17) ^ v[2];
+    v[2] = v[2].rotate_left(32);
+}
+
+impl Sip {
+    fn new(k0: u64, k1: u64) -> Self {
+        Self {
+            v: [
+                k0 ^ 0x736f_6d65_7073_6575,
+                k1 ^ 0x646f_7261_6e64_6f6d ^ 0xee,
+                k0 ^ 0x6c79_6765_6e65_7261,
+                k1 ^ 0x7465_6462_7974_6573,
+            ],
+            tail: 0,
+            ntail: 0,
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn compress<const C: usize>(&mut self, m: u64) {
+        self.v[3] ^= m;
+        for _ in 0..C {
+            round(&mut self.v);
+        }
+        self.v[0] ^= m;
+    }
+
+    #[inline(always)]
+    fn absorb<const C: usize>(&mut self, mut data: &[u8]) {
+        self.len = self.len.wrapping_add(data.len() as u64);
+        while self.ntail != 0 {
+            let Some((&b, rest)) = data.split_first() else {
+                return;
+            };
+            self.tail |= u64::from(b) << (8 * self.ntail);
+            self.ntail += 1;
+            data = rest;
+            if self.ntail == 8 {
+                self.compress::<C>(self.tail);
+                self.tail = 0;
+                self.ntail = 0;
+            }
+        }
+        let mut words = data.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            self.compress::<C>(u64::from_le_bytes(b));
+        }
+        for (i, &b) in words.remainder().iter().enumerate() {
+            self.tail |= u64::from(b) << (8 * i);
+        }
+        self.ntail = words.remainder().len() as u32;
+    }
+
+    /// First output word and the state needed for the second.
+    #[inline(always)]
+    fn finish1<const C: usize, const D: usize>(&self) -> (u64, Finished) {
+        let b = ((self.len & 0xff) << 56) | self.tail;
+        let mut s = *self;
+        s.compress::<C>(b);
+        s.v[2] ^= 0xee;
+        for _ in 0..D {
+            round(&mut s.v);
+        }
+        (s.v[0] ^ s.v[1] ^ s.v[2] ^ s.v[3], s.v)
+    }
+}
+
+fn finish2<const D: usize>(mut v: Finished) -> u64 {
+    v[1] ^= 0xdd;
+    for _ in 0..D {
+        round(&mut v);
+    }
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// Hashes of every prefix of one name: index `i` is the prefix of `i` components (0 is `/`).
+/// Reuse one across packets: its buffers keep their capacity, so steady state allocates nothing.
+#[derive(Clone, Default)]
+pub struct PrefixHashes {
+    hashes: Vec<u64>,
+    finished: Vec<Finished>,
+    variant: SipVariant,
+}
+
+impl PrefixHashes {
+    /// An empty set with room for names of `n` components.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            hashes: Vec::with_capacity(n + 1),
+            finished: Vec::with_capacity(n + 1),
+            variant: SipVariant::default(),
+        }
+    }
+
+    /// Number of prefixes, counting the root: components + 1 (0 before any hashing).
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// True before any name was hashed.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// Number of components of the hashed name.
+    pub fn components(&self) -> usize {
+        self.hashes.len().saturating_sub(1)
+    }
+
+    /// The 64-bit table hash of the prefix of `i` components.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        self.hashes.get(i).copied()
+    }
+
+    /// All table hashes, root first.
+    pub fn as_slice(&self) -> &[u64] {
+        &self.hashes
+    }
+
+    /// The table hash of the whole name.
+    pub fn full(&self) -> u64 {
+        self.hashes.last().copied().unwrap_or(0)
+    }
+
+    /// The 128-bit keyed identity of the prefix of `i` components (SipHash-128 of its TLV-VALUE);
+    /// its low word is the table hash. Costs D more rounds, paid only when asked.
+    pub fn id128(&self, i: usize) -> Option<u128> {
+        let h1 = *self.hashes.get(i)?;
+        let f = *self.finished.get(i)?;
+        let h2 = match self.variant {
+            SipVariant::Sip13 => finish2::<3>(f),
+            SipVariant::Sip24 => finish2::<4>(f),
+        };
+        Some(u128::from(h2) << 64 | u128::from(h1))
+    }
+}
+
+/// Keyed hasher of names and their prefixes.
+#[derive(Clone)]
+pub struct NameHasher {
+    k0: u64,
+    k1: u64,
+    variant: SipVariant,
+    root: (u64, Finished),
+}
+
+impl core::fmt::Debug for NameHasher {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Never print the key.
+        f.debug_struct("NameHasher")
+            .field("variant", &self.variant)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NameHasher {
+    /// A hasher with a fixed key (tests and reproducible benchmarks).
+    pub fn new(key: [u8; 16], variant: SipVariant) -> Self {
+        let (a, b) = key.split_at(8);
+        let mut k = [0u8; 8];
+        k.copy_from_slice(a);
+        let k0 = u64::from_le_bytes(k);
+        k.copy_from_slice(b);
+        let k1 = u64::from_le_bytes(k);
+        let root = match variant {
+            SipVariant::Sip13 => Sip::new(k0, k1).finish1::<1, 3>(),
+            SipVariant::Sip24 => Sip::new(k0, k1).finish1::<2, 4>(),
+        };
+        Self {
+            k0,
+            k1,
+            variant,
+            root,
+        }
+    }
+
+    /// A hasher keyed from the operating system's random source.
+    pub fn from_os(variant: SipVariant) -> Result<Self, getrandom::Error> {
+        let mut key = [0u8; 16];
+        getrandom::getrandom(&mut key)?;
+        Ok(Self::new(key, variant))
+    }
+
+    /// The round variant in use.
+    pub fn variant(&self) -> SipVariant {
+        self.variant
+    }
+
+    /// Hashes every prefix of `name` in one pass into `out` (cleared first).
+    pub fn hash_prefixes(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
+        match self.variant {
+            SipVariant::Sip13 => self.one_pass::<1, 3>(name, out),
+            SipVariant::Sip24 => self.one_pass::<2, 4>(name, out),
+        }
+    }
+
+    #[inline(always)]
+    fn one_pass<const C: usize, const D: usize>(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
+        out.variant = self.variant;
+        out.hashes.clear();
+        out.finished.clear();
+        out.hashes.push(self.root.0);
+        out.finished.push(self.root.1);
+        let mut s = Sip::new(self.k0, self.k1);
+        for c in name.components() {
+            s.absorb::<C>(c.wire());
+            let (h, f) = s.finish1::<C, D>();
+            out.hashes.push(h);
+            out.finished.push(f);
+        }
+    }
+
+    /// The table hash of one byte string, a prefix's TLV-VALUE; equal to the matching entry of
+    /// [`Self::hash_prefixes`]. Used for single lookups and by the per-prefix baseline.
+    pub fn hash_value(&self, value: &[u8]) -> u64 {
+        fn run<const C: usize, const D: usize>(k0: u64, k1: u64, value: &[u8]) -> u64 {
+            let mut s = Sip::new(k0, k1);
+            s.absorb::<C>(value);
+            s.finish1::<C, D>().0
+        }
+        match self.variant {
+            SipVariant::Sip13 => run::<1, 3>(self.k0, self.k1, value),
+            SipVariant::Sip24 => run::<2, 4>(self.k0, self.k1, value),
+        }
+    }
+
+    /// The table hash of a whole name.
+    pub fn hash_name(&self, name: NameRef<'_>) -> u64 {
+        self.hash_value(name.value())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Name;
+    use core::hash::Hasher;
+    use proptest::prelude::*;
+    use siphasher::sip128::{Hasher128, SipHasher13, SipHasher24};
+
+    const KEY: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+    fn reference(variant: SipVariant, bytes: &[u8]) -> u128 {
+        let (k0, k1) = (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        let h = match variant {
+            SipVariant::Sip13 => {
+                let mut h = SipHasher13::new_with_keys(k0, k1);
+                h.write(bytes);
+                h.finish128()
+            }
+            SipVariant::Sip24 => {
+                let mut h = SipHasher24::new_with_keys(k0, k1);
+                h.write(bytes);
+                h.finish128()
+            }
+        };
+        u128::from(h.h2) << 64 | u128::from(h.h1)
+    }
+
+    #[test]
+    fn published_siphash24_128_vector() {
+        // First vector of the SipHash reference implementation's vectors_sip128 (empty message).
+        let h = NameHasher::new(KEY, SipVariant::Sip24);
+        let mut out = PrefixHashes::default();
+        h.hash_prefixes(NameRef::root(), &mut out);
+        let expect: [u8; 16] = [
+            0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6, 0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55,
+            0x02, 0x93,
+        ];
+        assert_eq!(out.id128(0).map(u128::to_le_bytes), Some(expect));
+    }
+
+    proptest! {
+        #[test]
+        fn one_pass_equals_reference_per_prefix(comps in proptest::collection::vec(
+            proptest::collection::vec(any::<u8>(), 0..40), 0..12)) {
+            let name = comps.iter().fold(Name::new(), |n, c| n.push(c));
+            for variant in [SipVariant::Sip13, SipVariant::Sip24] {
+                let h = NameHasher::new(KEY, variant);
+                let mut out = PrefixHashes::default();
+                h.hash_prefixes(name.as_ref(), &mut out);
+                prop_assert_eq!(out.len(), comps.len() + 1);
+                for i in 0..out.len() {
+                    let prefix = name.as_ref().prefix(i);
+                    let want = reference(variant, prefix.value());
+                    prop_assert_eq!(out.id128(i), Some(want));
+                    prop_assert_eq!(out.get(i), Some(want as u64));
+                    prop_assert_eq!(h.hash_value(prefix.value()), want as u64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn key_changes_every_hash() {
+        let name = Name::from_uri("/a/b/c").unwrap();
+        let mut a = PrefixHashes::default();
+        let mut b = PrefixHashes::default();
+        NameHasher::new(KEY, SipVariant::Sip13).hash_prefixes(name.as_ref(), &mut a);
+        NameHasher::new([9; 16], SipVariant::Sip13).hash_prefixes(name.as_ref(), &mut b);
+        for i in 0..4 {
+            assert_ne!(a.get(i), b.get(i));
+        }
+        assert_ne!(
+            NameHasher::from_os(SipVariant::Sip13).unwrap().hash_name(name.as_ref()),
+            NameHasher::from_os(SipVariant::Sip13).unwrap().hash_name(name.as_ref())
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! NDN packet format v0.3 and NDNLPv2 codec for ndnfwd.
+//!
+//! Contract: decoding goes through checked constructors that return borrowed views of the input
+//! buffer (`new_checked`), which never panic and never allocate on the per-packet path; errors are
+//! small `Copy` enums ([`DecodeError`]). Views expose field offsets so the forwarder can rewrite
+//! HopLimit, Nonce and InterestLifetime and prepend link headers without re-encoding the name.
+//! Owned builders encode. [`NameHasher`] produces keyed SipHash values for every prefix of a
+//! name in one pass. The critical-type rules live in [`tlv::is_critical`] and
+//! [`tlv::lp_is_ignorable`] and nowhere else.
+#![deny(unsafe_code)]
+#![deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic))]
+
+mod error;
+pub mod hash;
+pub mod name;
+pub mod tlv;
+
+pub use error::DecodeError;
+pub use hash::{NameHasher, PrefixHashes, SipVariant};
+pub use name::{Component, Name, NameRef};

@@ -1,0 +1,515 @@
+//! Names and name components: checked borrowed views ([`NameRef`], [`Component`]), an owned
+//! [`Name`], canonical ordering, and the NDN URI scheme with percent-encoding and typed forms
+//! (`seg=`, `v=`, `sha256digest=`, `params-sha256=`, `32=`...).
+//!
+//! A name is stored as its TLV-VALUE: the concatenated component TLVs. Because VAR-NUMBERs are
+//! big-endian and shortest-form, comparing two such buffers byte by byte gives exactly the
+//! canonical order (component type, then length, then bytes; a prefix sorts first), so `Ord` and
+//! `Hash` work on the bytes.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::tlv::{self, tt, Reader};
+use crate::DecodeError;
+
+/// Largest component TLV-TYPE allowed by the packet format.
+pub const MAX_COMPONENT_TYPE: u32 = 65535;
+
+/// One name component, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Component<'a> {
+    wire: &'a [u8],
+    typ: u32,
+    value_start: u8,
+}
+
+impl<'a> Component<'a> {
+    /// Checks one element as a name component: type 1..=65535, digest components 32 bytes.
+    pub fn from_element(e: &tlv::Element<'a>) -> Result<Self, DecodeError> {
+        if e.typ > MAX_COMPONENT_TYPE {
+            return Err(DecodeError::Invalid(tt::NAME));
+        }
+        if matches!(
+            e.typ,
+            tt::IMPLICIT_SHA256_DIGEST_COMPONENT | tt::PARAMETERS_SHA256_DIGEST_COMPONENT
+        ) && e.value.len() != 32
+        {
+            return Err(DecodeError::Invalid(e.typ));
+        }
+        Ok(Self {
+            wire: e.wire,
+            typ: e.typ,
+            // A component header is at most 3 (type <= 65535) + 9 bytes.
+            value_start: (e.value_start - e.start) as u8,
+        })
+    }
+
+    /// TLV-TYPE of the component.
+    pub fn typ(&self) -> u32 {
+        self.typ
+    }
+
+    /// TLV-VALUE of the component.
+    pub fn value(&self) -> &'a [u8] {
+        self.wire.get(usize::from(self.value_start)..).unwrap_or_default()
+    }
+
+    /// The whole component TLV.
+    pub fn wire(&self) -> &'a [u8] {
+        self.wire
+    }
+
+    /// The value as a NonNegativeInteger, for segment, version and similar components.
+    pub fn as_number(&self) -> Option<u64> {
+        tlv::read_nni(self.value()).ok()
+    }
+}
+
+/// Appends a component TLV to a name value buffer.
+pub fn push_component(out: &mut Vec<u8>, typ: u32, value: &[u8]) {
+    tlv::write_tlv(out, typ, value);
+}
+
+/// Appends a component whose value is a NonNegativeInteger (segment, version, ...).
+pub fn push_number_component(out: &mut Vec<u8>, typ: u32, n: u64) {
+    tlv::write_nni_tlv(out, typ, n);
+}
+
+/// A checked, borrowed name: the TLV-VALUE of a Name element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct NameRef<'a> {
+    value: &'a [u8],
+}
+
+impl<'a> NameRef<'a> {
+    /// Validates every component of a Name's TLV-VALUE.
+    pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
+        for e in Reader::new(value) {
+            Component::from_element(&e?)?;
+        }
+        Ok(Self { value })
+    }
+
+    /// The root name `/`.
+    pub const fn root() -> Self {
+        Self { value: &[] }
+    }
+
+    /// The TLV-VALUE (concatenated components).
+    pub fn value(&self) -> &'a [u8] {
+        self.value
+    }
+
+    /// The components in order.
+    pub fn components(&self) -> Components<'a> {
+        Components {
+            reader: Reader::new(self.value),
+        }
+    }
+
+    /// Number of components.
+    pub fn len(&self) -> usize {
+        self.components().count()
+    }
+
+    /// True for the root name.
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+
+    /// The `i`-th component.
+    pub fn get(&self, i: usize) -> Option<Component<'a>> {
+        self.components().nth(i)
+    }
+
+    /// The last component.
+    pub fn last(&self) -> Option<Component<'a>> {
+        self.components().last()
+    }
+
+    /// The first `n` components (all of them when `n` is larger).
+    pub fn prefix(&self, n: usize) -> NameRef<'a> {
+        let end = self
+            .components()
+            .take(n)
+            .last()
+            .map(|c| c.wire.as_ptr() as usize + c.wire.len() - self.value.as_ptr() as usize)
+            .unwrap_or(0);
+        NameRef {
+            value: self.value.get(..end).unwrap_or(self.value),
+        }
+    }
+
+    /// True when `self` is a (not necessarily proper) prefix of `other`.
+    pub fn is_prefix_of(&self, other: NameRef<'_>) -> bool {
+        // Component boundaries line up because both buffers are sequences of whole TLVs and
+        // `self` is fully contained: a byte prefix of whole components is a component prefix.
+        other.value.starts_with(self.value)
+            && other.value.len() >= self.value.len()
+            && (other.value.len() == self.value.len()
+                || NameRef::new_checked(other.value.get(self.value.len()..).unwrap_or_default())
+                    .is_ok())
+    }
+
+    /// Copies into an owned [`Name`].
+    pub fn to_name(&self) -> Name {
+        Name {
+            value: self.value.to_vec(),
+        }
+    }
+
+    /// Appends the whole Name TLV.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        tlv::write_tlv(out, tt::NAME, self.value);
+    }
+
+    /// Size of the whole Name TLV.
+    pub fn encoded_len(&self) -> usize {
+        tlv::tlv_len(tt::NAME, self.value.len())
+    }
+}
+
+/// Iterator over the components of a checked name.
+#[derive(Debug, Clone)]
+pub struct Components<'a> {
+    reader: Reader<'a>,
+}
+
+impl<'a> Iterator for Components<'a> {
+    type Item = Component<'a>;
+
+    fn next(&mut self) -> Option<Component<'a>> {
+        // The name was checked on construction, so neither step fails; `ok()` keeps it panic-free.
+        let e = self.reader.next()?.ok()?;
+        Component::from_element(&e).ok()
+    }
+}
+
+/// An owned name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Name {
+    value: Vec<u8>,
+}
+
+impl Name {
+    /// The root name `/`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Validates and takes a Name's TLV-VALUE.
+    pub fn from_value(value: Vec<u8>) -> Result<Self, DecodeError> {
+        NameRef::new_checked(&value)?;
+        Ok(Self { value })
+    }
+
+    /// Parses an NDN URI such as `/ndn/edu/v=3/seg=0`.
+    pub fn from_uri(uri: &str) -> Result<Self, DecodeError> {
+        parse_uri(uri)
+    }
+
+    /// Borrowed view.
+    pub fn as_ref(&self) -> NameRef<'_> {
+        NameRef { value: &self.value }
+    }
+
+    /// The TLV-VALUE.
+    pub fn value(&self) -> &[u8] {
+        &self.value
+    }
+
+    /// Number of components.
+    pub fn len(&self) -> usize {
+        self.as_ref().len()
+    }
+
+    /// True for the root name.
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+
+    /// Appends a generic component.
+    pub fn push(mut self, value: impl AsRef<[u8]>) -> Self {
+        push_component(&mut self.value, tt::GENERIC_COMPONENT, value.as_ref());
+        self
+    }
+
+    /// Appends a component of any valid type; digest components must be 32 bytes.
+    pub fn push_typed(mut self, typ: u32, value: &[u8]) -> Result<Self, DecodeError> {
+        let start = self.value.len();
+        push_component(&mut self.value, typ, value);
+        let check = tlv::Reader::new(self.value.get(start..).unwrap_or_default())
+            .read()
+            .and_then(|e| Component::from_element(&e).map(|_| ()));
+        if let Err(e) = check {
+            self.value.truncate(start);
+            return Err(e);
+        }
+        Ok(self)
+    }
+
+    /// Appends a NonNegativeInteger component (segment, version, timestamp, ...).
+    pub fn push_number(mut self, typ: u32, n: u64) -> Self {
+        debug_assert!(typ > 0 && typ <= MAX_COMPONENT_TYPE);
+        push_number_component(&mut self.value, typ, n);
+        self
+    }
+
+    /// Appends all components of `other`.
+    pub fn append(mut self, other: NameRef<'_>) -> Self {
+        self.value.extend_from_slice(other.value());
+        self
+    }
+
+    /// The whole Name TLV.
+    pub fn to_wire(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.as_ref().encoded_len());
+        self.as_ref().encode_to(&mut out);
+        out
+    }
+}
+
+impl<'a> From<NameRef<'a>> for Name {
+    fn from(n: NameRef<'a>) -> Self {
+        n.to_name()
+    }
+}
+
+impl FromStr for Name {
+    type Err = DecodeError;
+
+    fn from_str(s: &str) -> Result<Self, DecodeError> {
+        parse_uri(s)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_ref().fmt(f)
+    }
+}
+
+impl fmt::Display for NameRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("/");
+        }
+        for c in self.components() {
+            f.write_str("/")?;
+            c.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// URI labels of the typed components that python-ndn and ndn-cxx print in symbolic form.
+const NUMBER_LABELS: [(u32, &str); 5] = [
+    (tt::SEGMENT_COMPONENT, "seg"),
+    (tt::BYTE_OFFSET_COMPONENT, "off"),
+    (tt::VERSION_COMPONENT, "v"),
+    (tt::TIMESTAMP_COMPONENT, "t"),
+    (tt::SEQUENCE_NUM_COMPONENT, "seq"),
+];
+const DIGEST_LABELS: [(u32, &str); 2] = [
+    (tt::IMPLICIT_SHA256_DIGEST_COMPONENT, "sha256digest"),
+    (tt::PARAMETERS_SHA256_DIGEST_COMPONENT, "params-sha256"),
+];
+
+impl fmt::Display for Component<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.value();
+        if let Some((_, label)) = DIGEST_LABELS.iter().find(|(t, _)| *t == self.typ) {
+            write!(f, "{label}=")?;
+            return v.iter().try_for_each(|b| write!(f, "{b:02x}"));
+        }
+        if let Some((_, label)) = NUMBER_LABELS.iter().find(|(t, _)| *t == self.typ) {
+            if let Some(n) = self.as_number() {
+                return write!(f, "{label}={n}");
+            }
+        }
+        if self.typ != tt::GENERIC_COMPONENT {
+            write!(f, "{}=", self.typ)?;
+        }
+        if v.iter().all(|&b| b == b'.') {
+            f.write_str("...")?;
+        }
+        for &b in v {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                write!(f, "{}", char::from(b))?;
+            } else {
+                write!(f, "%{b:02X}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_uri(uri: &str) -> Result<Name, DecodeError> {
+    let bad = DecodeError::Invalid(tt::NAME);
+    let path = uri.strip_prefix("ndn:").unwrap_or(uri);
+    let path = path.strip_prefix('/').ok_or(bad)?;
+    let mut value = Vec::with_capacity(path.len() + 8);
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        parse_component(part, &mut value)?;
+    }
+    Name::from_value(value)
+}
+
+fn parse_component(part: &str, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    let bad = DecodeError::Invalid(tt::NAME);
+    if let Some((label, rest)) = part.split_once('=') {
+        if let Some((typ, _)) = NUMBER_LABELS.iter().find(|(_, l)| *l == label) {
+            let n: u64 = rest.parse().map_err(|_| bad)?;
+            push_number_component(out, *typ, n);
+            return Ok(());
+        }
+        if let Some((typ, _)) = DIGEST_LABELS.iter().find(|(_, l)| *l == label) {
+            let bytes = parse_hex(rest).ok_or(bad)?;
+            if bytes.len() != 32 {
+                return Err(bad);
+            }
+            push_component(out, *typ, &bytes);
+            return Ok(());
+        }
+        if label.bytes().all(|b| b.is_ascii_digit()) {
+            let typ: u32 = label.parse().map_err(|_| bad)?;
+            if typ == 0 || typ > MAX_COMPONENT_TYPE {
+                return Err(bad);
+            }
+            push_component(out, typ, &unescape(rest)?);
+            return Ok(());
+        }
+        return Err(bad);
+    }
+    push_component(out, tt::GENERIC_COMPONENT, &unescape(part)?);
+    Ok(())
+}
+
+/// Percent-decodes a component; a run of only periods loses three of them ("..." is empty).
+fn unescape(s: &str) -> Result<Vec<u8>, DecodeError> {
+    let bad = DecodeError::Invalid(tt::NAME);
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hi = bytes.next().and_then(hex_val).ok_or(bad)?;
+            let lo = bytes.next().and_then(hex_val).ok_or(bad)?;
+            out.push(hi << 4 | lo);
+        } else {
+            out.push(b);
+        }
+    }
+    if !out.is_empty() && out.iter().all(|&b| b == b'.') && s.bytes().all(|b| b == b'.') {
+        if out.len() < 3 {
+            return Err(bad);
+        }
+        out.truncate(out.len() - 3);
+    }
+    Ok(out)
+}
+
+fn hex_val(c: u8) -> Option<u8> {
+    char::from(c).to_digit(16).and_then(|d| u8::try_from(d).ok())
+}
+
+fn parse_hex(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    b.chunks(2)
+        .map(|p| Some(hex_val(*p.first()?)? << 4 | hex_val(*p.get(1)?)?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Name {
+        Name::from_uri(s).unwrap()
+    }
+
+    #[test]
+    fn uri_round_trip_and_wire() {
+        let name = n("/ndn/edu/v=3/seg=0");
+        assert_eq!(
+            name.value(),
+            &[8, 3, b'n', b'd', b'n', 8, 3, b'e', b'd', b'u', 54, 1, 3, 50, 1, 0]
+        );
+        assert_eq!(name.to_string(), "/ndn/edu/v=3/seg=0");
+        for uri in [
+            "/",
+            "/a%20b/%00%FF",
+            "/.../..../a.b",
+            "/32=kw/100=x/t=1700000000000/seq=5/off=9",
+            "/sha256digest=0000000000000000000000000000000000000000000000000000000000000001",
+            "/params-sha256=ff00000000000000000000000000000000000000000000000000000000000000",
+            "/50=%01%02%03",
+        ] {
+            assert_eq!(n(uri).to_string(), uri, "{uri}");
+        }
+        assert_eq!(n("ndn:/a//b/").to_string(), "/a/b");
+        assert_eq!(n("/8=x/%41").to_string(), "/x/A");
+    }
+
+    #[test]
+    fn uri_rejects_bad_input() {
+        for uri in [
+            "a/b",
+            "/%zz",
+            "/%4",
+            "/..",
+            "/0=x",
+            "/65536=x",
+            "/foo=bar",
+            "/seg=x",
+            "/sha256digest=00",
+        ] {
+            assert!(Name::from_uri(uri).is_err(), "{uri}");
+        }
+    }
+
+    #[test]
+    fn canonical_order() {
+        let mut v = vec![
+            n("/b"),
+            n("/a/b"),
+            n("/aa"),
+            n("/a"),
+            n("/"),
+            n("/seg=1"),
+            n("/1=%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00"),
+        ];
+        v.sort();
+        let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        assert_eq!(s[0], "/");
+        assert!(s[1].starts_with("/sha256digest="));
+        assert_eq!(&s[2..], ["/a", "/a/b", "/b", "/aa", "/seg=1"]);
+    }
+
+    #[test]
+    fn prefixes() {
+        let name = n("/a/b/c");
+        let r = name.as_ref();
+        assert_eq!(r.len(), 3);
+        assert_eq!(r.prefix(2).to_string(), "/a/b");
+        assert_eq!(r.prefix(0).to_string(), "/");
+        assert_eq!(r.prefix(9), r);
+        assert!(n("/a/b").as_ref().is_prefix_of(r));
+        assert!(NameRef::root().is_prefix_of(r));
+        assert!(!n("/a/bc").as_ref().is_prefix_of(r));
+        assert!(!n("/a/b/c/d").as_ref().is_prefix_of(r));
+        assert_eq!(r.get(1).map(|c| c.value()), Some(&b"b"[..]));
+    }
+
+    #[test]
+    fn checked_view_rejects_bad_components() {
+        assert!(NameRef::new_checked(&[1, 2, 0, 0]).is_err()); // digest of 2 bytes
+        assert!(NameRef::new_checked(&[254, 0, 1, 0, 0, 0]).is_err()); // type > 65535
+        assert!(NameRef::new_checked(&[8, 5, 0]).is_err()); // truncated
+        assert!(NameRef::new_checked(&[8, 0, 8, 1, 0]).is_ok());
+        assert!(Name::new().push_typed(1, &[0; 31]).is_err());
+    }
+}

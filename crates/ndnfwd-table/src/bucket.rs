@@ -1,0 +1,104 @@
+//! The 64-byte bucket: seven (fingerprint, index) slots, an overflow link and a metadata word.
+//!
+//! ```text
+//! offset  size  field
+//!      0    56  slots[0..7]: AtomicU64 each = fingerprint << 32 | entry index; 0 = empty
+//!     56     4  next: AtomicU32  = absolute bucket number of the overflow bucket, 0 = end of chain
+//!     60     4  meta: AtomicU32  = bits 0..7 occupancy (bit i <=> slots[i] != 0), writer-maintained;
+//!                                  bits 7..32 chain version (home buckets only), bumped whenever an
+//!                                  overflow bucket is unlinked from this chain
+//! ```
+//!
+//! Empty-slot encoding: a fingerprint is the high 32 bits of the hash with bit 0 forced to 1
+//! ([`fingerprint`]), so an occupied slot is never 0 and 0 means empty. This costs one bit of
+//! fingerprint (false-positive rate 2^-31 per occupied slot) and lets a reader test a slot with
+//! one load and one compare, with no separate occupancy read that could disagree with the slot.
+//!
+//! Bucket 0 is always a home bucket, so `next == 0` can mean "no overflow".
+
+use core::mem::{align_of, offset_of, size_of};
+use core::sync::atomic::{AtomicU32, AtomicU64};
+
+/// Slots per bucket.
+pub(crate) const SLOTS: usize = 7;
+/// Bucket size: one cache line.
+pub const BUCKET_BYTES: usize = 64;
+
+/// `meta` bits holding the slot occupancy mask.
+pub(crate) const OCC_MASK: u32 = (1 << SLOTS) - 1;
+/// One step of the chain version held in the other `meta` bits.
+pub(crate) const VERSION_ONE: u32 = 1 << SLOTS;
+
+/// One cache line of the table. See the module docs for the layout.
+#[repr(C, align(64))]
+pub(crate) struct Bucket {
+    /// `fingerprint << 32 | index`, or 0 when empty.
+    pub(crate) slots: [AtomicU64; SLOTS],
+    /// Absolute bucket number of the next bucket in the chain, 0 = none.
+    pub(crate) next: AtomicU32,
+    /// Occupancy bits and chain version.
+    pub(crate) meta: AtomicU32,
+}
+
+const _: () = assert!(size_of::<Bucket>() == BUCKET_BYTES);
+const _: () = assert!(align_of::<Bucket>() == BUCKET_BYTES);
+const _: () = assert!(offset_of!(Bucket, slots) == 0);
+const _: () = assert!(offset_of!(Bucket, next) == 56);
+const _: () = assert!(offset_of!(Bucket, meta) == 60);
+const _: () = assert!(OCC_MASK & VERSION_ONE == 0);
+
+/// The 32-bit fingerprint stored for `hash`: its high half with bit 0 set (never 0).
+///
+/// The home bucket is chosen by the low bits of the same hash, so a table cannot tell apart two
+/// hashes that agree on the home bits and on this fingerprint; the caller's equality closure
+/// always makes the final decision.
+#[inline(always)]
+pub const fn fingerprint(hash: u64) -> u32 {
+    ((hash >> 32) as u32) | 1
+}
+
+/// Slot word for (`fp`, `index`); never 0 because `fp` is odd.
+#[inline(always)]
+pub(crate) const fn encode(fp: u32, index: u32) -> u64 {
+    ((fp as u64) << 32) | index as u64
+}
+
+/// Fingerprint half of a slot word.
+#[inline(always)]
+pub(crate) const fn slot_fp(slot: u64) -> u32 {
+    (slot >> 32) as u32
+}
+
+/// Index half of a slot word.
+#[inline(always)]
+pub(crate) const fn slot_index(slot: u64) -> u32 {
+    slot as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_one_cache_line() {
+        assert_eq!(size_of::<Bucket>(), 64);
+        assert_eq!(align_of::<Bucket>(), 64);
+        assert_eq!(offset_of!(Bucket, next), 7 * 8);
+        assert_eq!(offset_of!(Bucket, meta), 7 * 8 + 4);
+    }
+
+    #[test]
+    fn fingerprint_never_zero_and_slot_roundtrips() {
+        for h in [0u64, 1, u64::MAX, 0xFFFF_FFFF, 0x1_0000_0000, 0xDEAD_BEEF_0000_0000] {
+            let fp = fingerprint(h);
+            assert_eq!(fp & 1, 1);
+            assert_eq!(fp | 1, ((h >> 32) as u32) | 1);
+            for idx in [0u32, 1, u32::MAX] {
+                let s = encode(fp, idx);
+                assert_ne!(s, 0);
+                assert_eq!(slot_fp(s), fp);
+                assert_eq!(slot_index(s), idx);
+            }
+        }
+    }
+}

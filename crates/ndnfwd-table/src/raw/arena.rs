@@ -1,0 +1,308 @@
+//! `Arena<T>`: fixed-capacity storage addressed by `u32` indices, allocated once.
+//!
+//! One mapping holds three arrays (each starting on a cache line):
+//!
+//! ```text
+//! [ values: capacity x T ][ occupied: ceil(capacity/64) x u64 bitmap ][ free: capacity x u32 stack ]
+//! ```
+//!
+//! Invariants (all upheld by the `&mut self` methods below):
+//! - slot `i` holds an initialized `T` iff bit `i` of `occupied` is set; set bits are all `< bump`;
+//! - slots `>= bump` have never been handed out (the OS zero page; never read as `T`);
+//! - `free[0..free_len]` are distinct indices `< bump` whose bits are clear; every index
+//!   `< bump` is either occupied or on that stack.
+//!
+//! Untouched pages cost nothing (`MAP_NORESERVE`), so a large capacity reserves address space
+//! only; pages fill in as `bump` advances.
+
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of};
+
+use super::mem::{Mapping, MAP_ALIGN};
+use super::prefetch::prefetch_read;
+use crate::AllocError;
+
+/// Fixed-capacity slab of `T` with `u32` indices and a free list; never grows or moves.
+///
+/// `alloc` hands the value back when full (like `crossbeam`'s `ArrayQueue::push`), so a full
+/// table is an ordinary, countable outcome. Indices are stable until `free`.
+pub struct Arena<T> {
+    map: Mapping,
+    occ_off: usize,
+    free_off: usize,
+    cap: u32,
+    bump: u32,
+    free_len: u32,
+    len: u32,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: an `Arena<T>` owns its `T`s exactly like a `Vec<T>` does; moving it to another thread
+// moves the values, which is sound when `T: Send`.
+unsafe impl<T: Send> Send for Arena<T> {}
+// SAFETY: `&Arena<T>` only gives out `&T` (no interior mutation of the arena itself), so sharing
+// it is sound when `T: Sync`.
+unsafe impl<T: Sync> Sync for Arena<T> {}
+
+const fn align64(x: usize) -> Option<usize> {
+    match x.checked_add(63) {
+        Some(y) => Some(y & !63),
+        None => None,
+    }
+}
+
+impl<T> Arena<T> {
+    /// Creates an arena of `capacity` slots. Panics if the memory cannot be mapped (see
+    /// [`Arena::try_with_capacity`]).
+    pub fn with_capacity(capacity: u32) -> Self {
+        match Self::try_with_capacity(capacity) {
+            Ok(a) => a,
+            Err(e) => panic!("ndnfwd-table: cannot map arena: {e}"),
+        }
+    }
+
+    /// Creates an arena of `capacity` slots, or reports that the memory could not be mapped.
+    pub fn try_with_capacity(capacity: u32) -> Result<Self, AllocError> {
+        const { assert!(align_of::<T>() <= MAP_ALIGN) };
+        let n = capacity as usize;
+        let too_big = AllocError { bytes: usize::MAX };
+        let values = n.checked_mul(size_of::<T>()).ok_or(too_big)?;
+        let occ_off = align64(values).ok_or(too_big)?;
+        let free_off = align64(occ_off + n.div_ceil(64) * 8).ok_or(too_big)?;
+        let total = free_off.checked_add(n.checked_mul(4).ok_or(too_big)?).ok_or(too_big)?;
+        Ok(Self {
+            map: Mapping::new(total)?,
+            occ_off,
+            free_off,
+            cap: capacity,
+            bump: 0,
+            free_len: 0,
+            len: 0,
+            _t: PhantomData,
+        })
+    }
+
+    fn values(&self) -> *mut T {
+        self.map.as_ptr().cast::<T>()
+    }
+
+    fn occ(&self) -> *mut u64 {
+        // In bounds of (or one past) the mapping by construction; 64-byte aligned.
+        self.map.as_ptr().wrapping_add(self.occ_off).cast::<u64>()
+    }
+
+    fn free_stack(&self) -> *mut u32 {
+        self.map.as_ptr().wrapping_add(self.free_off).cast::<u32>()
+    }
+
+    fn occupied(&self, i: u32) -> bool {
+        if i >= self.bump {
+            return false;
+        }
+        // SAFETY: i < bump <= cap, so word i/64 lies inside the occupancy bitmap, which is part of
+        // the mapping, aligned for u64, and only written through `&mut self`.
+        let w = unsafe { self.occ().add(i as usize / 64).read() };
+        w & (1 << (i % 64)) != 0
+    }
+
+    fn set_occupied(&mut self, i: u32, on: bool) {
+        // SAFETY: callers pass i < bump <= cap (see `occupied`); `&mut self` excludes readers.
+        unsafe {
+            let p = self.occ().add(i as usize / 64);
+            let bit = 1u64 << (i % 64);
+            p.write(if on { p.read() | bit } else { p.read() & !bit });
+        }
+    }
+
+    /// Stores `v` and returns its index, or hands `v` back when every slot is taken.
+    pub fn alloc(&mut self, v: T) -> Result<u32, T> {
+        let i = if self.free_len > 0 {
+            self.free_len -= 1;
+            // SAFETY: free_len < cap, so the read is inside the free stack; that entry was written
+            // by `free` (invariant: free[0..free_len] are initialized indices < bump).
+            unsafe { self.free_stack().add(self.free_len as usize).read() }
+        } else if self.bump < self.cap {
+            self.bump += 1;
+            self.bump - 1
+        } else {
+            return Err(v);
+        };
+        // SAFETY: i < bump <= cap, so the slot lies inside the values array and is aligned for T.
+        // Its bit is clear (it came off the free stack or is fresh), so it holds no live T to leak.
+        unsafe { self.values().add(i as usize).write(v) };
+        self.set_occupied(i, true);
+        self.len += 1;
+        Ok(i)
+    }
+
+    /// Removes and returns the value at `i`; `None` if `i` is not allocated.
+    pub fn free(&mut self, i: u32) -> Option<T> {
+        if !self.occupied(i) {
+            return None;
+        }
+        self.set_occupied(i, false);
+        // SAFETY: the slot was occupied, so it holds an initialized T; clearing its bit first means
+        // the value is moved out exactly once and never read again until re-written by `alloc`.
+        let v = unsafe { self.values().add(i as usize).read() };
+        // SAFETY: at most `bump - len` indices are free, and free_len < that <= cap, so the write
+        // is inside the free stack.
+        unsafe { self.free_stack().add(self.free_len as usize).write(i) };
+        self.free_len += 1;
+        self.len -= 1;
+        Some(v)
+    }
+
+    /// Shared access to the value at `i`, if allocated.
+    #[inline]
+    pub fn get(&self, i: u32) -> Option<&T> {
+        if !self.occupied(i) {
+            return None;
+        }
+        // SAFETY: occupied => initialized T inside the values array; the borrow is tied to &self,
+        // and mutation requires &mut self.
+        Some(unsafe { &*self.values().add(i as usize) })
+    }
+
+    /// Exclusive access to the value at `i`, if allocated.
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+        if !self.occupied(i) {
+            return None;
+        }
+        // SAFETY: as in `get`, and `&mut self` guarantees this is the only live reference.
+        Some(unsafe { &mut *self.values().add(i as usize) })
+    }
+
+    /// Prefetches the slot of `i` and its occupancy word (any `i`; out of range is harmless).
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        prefetch_read(self.values().wrapping_add(i as usize));
+        prefetch_read(self.occ().wrapping_add(i as usize / 64));
+    }
+
+    /// Iterates over `(index, &value)` of allocated slots in index order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
+        (0..self.bump).filter_map(move |i| self.get(i).map(|v| (i, v)))
+    }
+
+    /// Number of allocated slots.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True when no slot is allocated.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of slots (fixed at construction).
+    pub fn capacity(&self) -> u32 {
+        self.cap
+    }
+
+    /// Bytes of address space mapped (values, occupancy bitmap, free stack); resident memory is
+    /// at most this and grows with the highest index ever allocated.
+    pub fn memory_bytes(&self) -> usize {
+        self.map.len()
+    }
+}
+
+impl<T> Drop for Arena<T> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() {
+            for i in 0..self.bump {
+                if self.occupied(i) {
+                    // SAFETY: occupied => initialized; dropped once, then the mapping goes away.
+                    unsafe { core::ptr::drop_in_place(self.values().add(i as usize)) };
+                }
+            }
+        }
+    }
+}
+
+impl<T> core::fmt::Debug for Arena<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Arena").field("len", &self.len).field("capacity", &self.cap).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    #[test]
+    fn alloc_get_free_realloc() {
+        let mut a: Arena<u64> = Arena::with_capacity(3);
+        assert!(a.is_empty());
+        let i0 = a.alloc(10).unwrap();
+        let i1 = a.alloc(11).unwrap();
+        assert_ne!(i0, i1);
+        assert_eq!(a.get(i0), Some(&10));
+        assert_eq!(a.get(i1), Some(&11));
+        assert_eq!(a.get(2), None, "never allocated");
+        assert_eq!(a.get(99), None, "out of range");
+        *a.get_mut(i1).unwrap() += 1;
+        assert_eq!(a.free(i1), Some(12));
+        assert_eq!(a.free(i1), None, "double free");
+        assert_eq!(a.get(i1), None);
+        assert_eq!(a.len(), 1);
+        let i2 = a.alloc(20).unwrap();
+        assert_eq!(i2, i1, "freed slot is reused first");
+        assert_eq!(a.get(i2), Some(&20));
+        assert_eq!(a.iter().map(|(i, v)| (i, *v)).collect::<Vec<_>>(), vec![(0, 10), (1, 20)]);
+    }
+
+    #[test]
+    fn full_arena_hands_value_back() {
+        let mut a: Arena<String> = Arena::with_capacity(2);
+        a.alloc("a".into()).unwrap();
+        a.alloc("b".into()).unwrap();
+        assert_eq!(a.alloc("c".into()), Err("c".to_string()));
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.capacity(), 2);
+        assert_eq!(a.free(0).as_deref(), Some("a"));
+        assert_eq!(a.alloc("d".into()), Ok(0));
+        assert_eq!(a.alloc("e".into()), Err("e".to_string()));
+    }
+
+    #[test]
+    fn drop_runs_for_live_values_only() {
+        let rc = Rc::new(());
+        {
+            let mut a: Arena<Rc<()>> = Arena::with_capacity(100);
+            for _ in 0..70 {
+                a.alloc(rc.clone()).unwrap();
+            }
+            for i in (0..70).step_by(2) {
+                drop(a.free(i));
+            }
+            assert_eq!(Rc::strong_count(&rc), 36);
+        }
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+
+    #[test]
+    fn zero_capacity_and_zst() {
+        let mut a: Arena<u8> = Arena::with_capacity(0);
+        assert_eq!(a.alloc(1), Err(1));
+        let mut z: Arena<()> = Arena::with_capacity(5);
+        for k in 0..5 {
+            assert_eq!(z.alloc(()), Ok(k));
+        }
+        assert_eq!(z.alloc(()), Err(()));
+        assert_eq!(z.free(3), Some(()));
+        assert_eq!(z.get(3), None);
+    }
+
+    #[test]
+    fn large_capacity_is_lazy() {
+        // 2^24 x 64 B = 1 GiB of address space; only touched pages become resident.
+        let mut a: Arena<[u64; 8]> = Arena::with_capacity(1 << 24);
+        assert!(a.memory_bytes() >= (1 << 24) * 64);
+        let i = a.alloc([7; 8]).unwrap();
+        a.prefetch(i);
+        a.prefetch(u32::MAX);
+        assert_eq!(a.get(i).map(|v| v[3]), Some(7));
+    }
+}
