@@ -17,5 +17,10 @@ pub mod name;
 pub mod tlv;
 
 pub use error::DecodeError;
+
+/// Identifier of a face (an interface of the forwarder). NDNLPv2 and NFD management carry face
+/// ids as NonNegativeIntegers; ndnfwd keeps them in 32 bits so table entries stay small, and
+/// rejects larger values at the edges.
+pub type FaceId = u32;
 pub use hash::{NameHasher, PrefixHashes, SipVariant};
 pub use name::{Component, Name, NameRef};

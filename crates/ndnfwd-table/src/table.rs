@@ -1,0 +1,399 @@
+//! `BucketTable`: hash -> u32 index multimap in 64-byte buckets, one writer, lock-free readers.
+//!
+//! # Concurrency protocol
+//! Readers (`lookup`, `lookup_probes`, `candidates`) take `&self` and never block or write.
+//! The one writer holds the table's [`TableWriter`] and calls `insert` / `remove` with it.
+//!
+//! - insert: the slot word (fingerprint and index together) is published with ONE `Release`
+//!   store, so a reader sees either 0 or the whole pair. A new overflow bucket is fully written
+//!   before the `Release` store of the link that makes it reachable.
+//! - remove: the slot is cleared with one store. An overflow bucket left empty is unlinked
+//!   (`prev.next = bucket.next`), then the home bucket's chain version is bumped, and only then
+//!   is the bucket put on the free list (its `next` becomes the free-list link).
+//! - lookup: reads the home chain version (acquire), walks at most `1 + overflow pool` buckets,
+//!   and on a miss re-reads the version: if it changed, an overflow bucket it may have been
+//!   standing in was recycled, so it walks again (at most [`MAX_RETRIES`] extra walks). Hence a
+//!   key that stays in the table is always found, even while other keys come and go.
+//!
+//! Entries are never moved, so a lookup can return an index whose slot is being removed at that
+//! very moment. Reclaiming what lies behind an index is the caller's job once readers have
+//! quiesced (the FIB does QSBR); the PIT-CS has a single thread and frees at once.
+
+use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use crate::bucket::{encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE};
+use crate::raw::mem::ZeroedSlice;
+use crate::raw::prefetch::prefetch_read;
+use crate::AllocError;
+
+/// Entries per home bucket used when the caller has no better idea (seed 000 §4.2, seed 001 §3.2).
+pub const DEFAULT_LOAD_FACTOR: usize = 4;
+/// Largest accepted load factor; larger requests are clamped.
+pub const MAX_LOAD_FACTOR: usize = 64;
+/// Extra walks a missing lookup makes when the writer recycles overflow buckets of its chain
+/// during the walk. Exceeding it (a reported miss for a present key) needs that many unlinks
+/// in the same chain within one walk each, i.e. a writer far faster than any real control plane.
+pub const MAX_RETRIES: u32 = 16;
+
+/// `insert` found no free slot in the chain and the overflow pool is exhausted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableFull;
+
+impl core::fmt::Display for TableFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("bucket table full: overflow pool exhausted")
+    }
+}
+
+impl std::error::Error for TableFull {}
+
+static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Cache-line bucket hash table mapping caller-computed 64-bit hashes to `u32` entry indices.
+///
+/// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
+/// same mapping. `Send + Sync`: share it (e.g. in an `Arc`) with reader threads.
+pub struct BucketTable {
+    buckets: ZeroedSlice<Bucket>,
+    mask: u64,
+    home: u32,
+    pool: u32,
+    len: AtomicUsize,
+    overflow_used: AtomicU32,
+    id: u64,
+    writer_taken: AtomicBool,
+}
+
+/// The right to modify one [`BucketTable`]: obtained once with [`BucketTable::take_writer`],
+/// not `Clone`, passed as `&mut` to `insert` / `remove`. It also holds the writer-private
+/// overflow free-list head, so a table has exactly one writer by construction.
+#[derive(Debug)]
+pub struct TableWriter {
+    table_id: u64,
+    /// Head of the free overflow buckets (linked through their `next`), 0 = empty.
+    free_head: u32,
+    /// Overflow buckets `0..bump` of the pool have been handed out at least once.
+    bump: u32,
+}
+
+/// Expected number of overflow buckets for `entries` spread over `home` buckets, times 2 for
+/// variance and churn, plus `home / 16 + 64` (see [`BucketTable::with_capacity`]).
+pub fn default_overflow_buckets(entries: usize, home: usize) -> usize {
+    let home = home.max(1);
+    let lambda = entries as f64 / home as f64;
+    // E[ceil(max(0, X - 7) / 7)] for bucket occupancy X ~ Poisson(lambda), summed in log space.
+    let mut expect = 0.0;
+    if lambda > 0.0 {
+        let kmax = (lambda + 12.0 * lambda.sqrt() + 40.0) as usize;
+        let mut log_p = -lambda;
+        for k in 0..=kmax {
+            if k > SLOTS {
+                expect += log_p.exp() * (k - SLOTS).div_ceil(SLOTS) as f64;
+            }
+            log_p += lambda.ln() - ((k + 1) as f64).ln();
+        }
+    }
+    (2.0 * expect * home as f64).ceil() as usize + home / 16 + 64
+}
+
+impl BucketTable {
+    /// Sizes the table for `entries` at `load_factor` entries per home bucket (0 means
+    /// [`DEFAULT_LOAD_FACTOR`], clamped to [`MAX_LOAD_FACTOR`]).
+    ///
+    /// Home buckets: `next_power_of_two(ceil(entries / load_factor))`. Overflow pool:
+    /// [`default_overflow_buckets`] = twice the Poisson expectation of overflow buckets at the
+    /// resulting load, plus `home / 16 + 64` (about 0.17 x home at load 4, 1.2 x home at load 8).
+    /// Panics if the memory cannot be mapped; see [`BucketTable::try_with_capacity`].
+    pub fn with_capacity(entries: usize, load_factor: usize) -> Self {
+        match Self::try_with_capacity(entries, load_factor) {
+            Ok(t) => t,
+            Err(e) => panic!("ndnfwd-table: cannot map bucket table: {e}"),
+        }
+    }
+
+    /// Like [`BucketTable::with_capacity`] but reports a mapping failure.
+    pub fn try_with_capacity(entries: usize, load_factor: usize) -> Result<Self, AllocError> {
+        let lf = match load_factor {
+            0 => DEFAULT_LOAD_FACTOR,
+            n => n.min(MAX_LOAD_FACTOR),
+        };
+        let home = entries.div_ceil(lf).max(1).checked_next_power_of_two();
+        let home = home.ok_or(AllocError { bytes: usize::MAX })?;
+        Self::try_with_buckets(home, default_overflow_buckets(entries, home))
+    }
+
+    /// Exact layout: `home_buckets` (rounded up to a power of two, at least 1) and an overflow
+    /// pool of `overflow_buckets`. The total must fit in `u32` bucket numbers.
+    pub fn try_with_buckets(home_buckets: usize, overflow_buckets: usize) -> Result<Self, AllocError> {
+        let too_big = AllocError { bytes: usize::MAX };
+        let home = home_buckets.max(1).checked_next_power_of_two().ok_or(too_big)?;
+        let total = home.checked_add(overflow_buckets).ok_or(too_big)?;
+        if u32::try_from(total).is_err() {
+            return Err(AllocError { bytes: total.saturating_mul(BUCKET_BYTES) });
+        }
+        Ok(Self {
+            buckets: ZeroedSlice::new(total)?,
+            mask: home as u64 - 1,
+            home: home as u32,
+            pool: overflow_buckets as u32,
+            len: AtomicUsize::new(0),
+            overflow_used: AtomicU32::new(0),
+            id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
+            writer_taken: AtomicBool::new(false),
+        })
+    }
+
+    /// Hands out the table's only [`TableWriter`]; `None` if it was already taken.
+    pub fn take_writer(&self) -> Option<TableWriter> {
+        if self.writer_taken.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        Some(TableWriter { table_id: self.id, free_head: 0, bump: 0 })
+    }
+
+    #[inline(always)]
+    fn home_index(&self, hash: u64) -> usize {
+        (hash & self.mask) as usize
+    }
+
+    #[inline(always)]
+    fn home_bucket(&self, hash: u64) -> &Bucket {
+        &self.buckets[self.home_index(hash)]
+    }
+
+    /// Prefetches the home bucket of `hash` (one cache line); see [`crate::prefetch_read`].
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64) {
+        prefetch_read(self.buckets.as_ptr().wrapping_add(self.home_index(hash)));
+    }
+
+    /// Finds an index whose fingerprint matches `hash` and for which `eq(index)` is true.
+    ///
+    /// `eq` is the caller's confirmation (compare the full name or hash of the entry behind the
+    /// index); it is called only for fingerprint matches, in chain order. Lock-free; may run
+    /// concurrently with the writer (see the module docs for what a reader can observe).
+    #[inline]
+    pub fn lookup(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        self.lookup_probes(hash, eq).0
+    }
+
+    /// [`BucketTable::lookup`] that also returns the number of buckets (cache lines) visited.
+    #[inline]
+    pub fn lookup_probes(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
+        let fp = fingerprint(hash);
+        let home = self.home_bucket(hash);
+        let mut probes = 0u32;
+        for _ in 0..=MAX_RETRIES {
+            let version = home.meta.load(Ordering::Acquire) & !OCC_MASK;
+            let mut bucket = home;
+            let mut walked = 0u32;
+            loop {
+                probes += 1;
+                for slot in &bucket.slots {
+                    let word = slot.load(Ordering::Relaxed);
+                    if slot_fp(word) == fp {
+                        // Pairs with the writer's Release store of this slot: the entry behind
+                        // the index is initialized before `eq` looks at it.
+                        fence(Ordering::Acquire);
+                        if eq(slot_index(word)) {
+                            return (Some(slot_index(word)), probes);
+                        }
+                    }
+                }
+                let next = bucket.next.load(Ordering::Acquire);
+                walked += 1;
+                if next == 0 || walked > self.pool {
+                    break;
+                }
+                match self.buckets.get(next as usize) {
+                    Some(b) => bucket = b,
+                    None => break,
+                }
+            }
+            // Seqlock-style validation: order the loads above before re-reading the version.
+            fence(Ordering::Acquire);
+            if home.meta.load(Ordering::Relaxed) & !OCC_MASK == version {
+                break;
+            }
+        }
+        (None, probes)
+    }
+
+    /// Calls `f` with every index in the home chain of `hash` whose fingerprint matches, for
+    /// speculative prefetch of entries. A hint only: under concurrent writes it may miss some.
+    #[inline]
+    pub fn candidates(&self, hash: u64, mut f: impl FnMut(u32)) {
+        let fp = fingerprint(hash);
+        let mut bucket = self.home_bucket(hash);
+        for _ in 0..=self.pool {
+            for slot in &bucket.slots {
+                let word = slot.load(Ordering::Relaxed);
+                if slot_fp(word) == fp {
+                    f(slot_index(word));
+                }
+            }
+            match bucket.next.load(Ordering::Acquire) {
+                0 => return,
+                next => match self.buckets.get(next as usize) {
+                    Some(b) => bucket = b,
+                    None => return,
+                },
+            }
+        }
+    }
+
+    fn check_writer(&self, w: &TableWriter) {
+        assert_eq!(w.table_id, self.id, "TableWriter belongs to another BucketTable");
+    }
+
+    fn add_len(&self, delta: isize) {
+        // Single writer: a plain load/store pair, no read-modify-write needed.
+        let n = self.len.load(Ordering::Relaxed);
+        self.len.store(n.wrapping_add_signed(delta), Ordering::Relaxed);
+    }
+
+    /// Adds `(hash, index)`. Takes the first free slot of the home chain, chaining a bucket from
+    /// the overflow pool when the chain is full. Duplicates are not detected.
+    pub fn insert(&self, w: &mut TableWriter, hash: u64, index: u32) -> Result<(), TableFull> {
+        self.check_writer(w);
+        let word = encode(fingerprint(hash), index);
+        let mut at = self.home_index(hash);
+        loop {
+            let bucket = &self.buckets[at];
+            let meta = bucket.meta.load(Ordering::Relaxed);
+            let free = !meta & OCC_MASK;
+            if free != 0 {
+                let s = free.trailing_zeros() as usize;
+                bucket.slots[s].store(word, Ordering::Release);
+                bucket.meta.store(meta | 1 << s, Ordering::Release);
+                self.add_len(1);
+                return Ok(());
+            }
+            match bucket.next.load(Ordering::Relaxed) {
+                0 => break,
+                next => at = next as usize,
+            }
+        }
+        // Chain full: take an overflow bucket. It is empty (buckets are freed only when empty);
+        // write it completely, then publish it with the link store.
+        let new = self.alloc_overflow(w)?;
+        let ob = &self.buckets[new as usize];
+        ob.next.store(0, Ordering::Release);
+        ob.slots[0].store(word, Ordering::Release);
+        ob.meta.store(1, Ordering::Release);
+        self.buckets[at].next.store(new, Ordering::Release);
+        self.add_len(1);
+        Ok(())
+    }
+
+    fn alloc_overflow(&self, w: &mut TableWriter) -> Result<u32, TableFull> {
+        let b = if w.free_head != 0 {
+            let b = w.free_head;
+            w.free_head = self.buckets[b as usize].next.load(Ordering::Relaxed);
+            b
+        } else if w.bump < self.pool {
+            w.bump += 1;
+            self.home + w.bump - 1
+        } else {
+            return Err(TableFull);
+        };
+        let used = self.overflow_used.load(Ordering::Relaxed);
+        self.overflow_used.store(used + 1, Ordering::Relaxed);
+        Ok(b)
+    }
+
+    /// Removes the slot holding exactly `(fingerprint(hash), index)`; false if there is none.
+    /// An overflow bucket left empty goes back to the pool.
+    pub fn remove(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
+        self.check_writer(w);
+        let word = encode(fingerprint(hash), index);
+        let home = self.home_index(hash);
+        let mut prev = None;
+        let mut at = home;
+        loop {
+            let bucket = &self.buckets[at];
+            let meta = bucket.meta.load(Ordering::Relaxed);
+            for (s, slot) in bucket.slots.iter().enumerate() {
+                if meta & (1 << s) != 0 && slot.load(Ordering::Relaxed) == word {
+                    slot.store(0, Ordering::Release);
+                    let meta = meta & !(1 << s);
+                    bucket.meta.store(meta, Ordering::Release);
+                    self.add_len(-1);
+                    if let Some(prev) = prev.filter(|_| meta & OCC_MASK == 0) {
+                        self.unlink(w, home, prev, at);
+                    }
+                    return true;
+                }
+            }
+            match bucket.next.load(Ordering::Relaxed) {
+                0 => return false,
+                next => {
+                    prev = Some(at);
+                    at = next as usize;
+                }
+            }
+        }
+    }
+
+    /// Unlinks empty overflow bucket `at` (preceded by `prev`) from the chain of `home`.
+    fn unlink(&self, w: &mut TableWriter, home: usize, prev: usize, at: usize) {
+        let bucket = &self.buckets[at];
+        // 1. Make it unreachable for new walks; walkers inside it still follow its old `next`.
+        self.buckets[prev].next.store(bucket.next.load(Ordering::Relaxed), Ordering::Release);
+        // 2. Bump the chain version, so walkers that started earlier re-validate their miss.
+        let h = &self.buckets[home].meta;
+        h.store(h.load(Ordering::Relaxed).wrapping_add(VERSION_ONE), Ordering::Release);
+        // 3. Only now recycle it (Release: a reader seeing the new link also sees step 2).
+        bucket.next.store(w.free_head, Ordering::Release);
+        w.free_head = at as u32;
+        let used = self.overflow_used.load(Ordering::Relaxed);
+        self.overflow_used.store(used - 1, Ordering::Relaxed);
+    }
+
+    /// Number of stored (fingerprint, index) slots.
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// True when no slot is occupied.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of home buckets (a power of two).
+    pub fn bucket_count(&self) -> usize {
+        self.home as usize
+    }
+
+    /// Size of the overflow pool in buckets.
+    pub fn overflow_capacity(&self) -> usize {
+        self.pool as usize
+    }
+
+    /// Overflow buckets currently linked into chains.
+    pub fn overflow_in_use(&self) -> usize {
+        self.overflow_used.load(Ordering::Relaxed) as usize
+    }
+
+    /// Bytes of home buckets plus overflow pool (64 per bucket), for bytes-per-entry reports.
+    /// The mapping behind it is rounded up to whole (huge) pages, and untouched pool pages are
+    /// not resident.
+    pub fn memory_bytes(&self) -> usize {
+        (self.home as usize + self.pool as usize) * BUCKET_BYTES
+    }
+}
+
+impl core::fmt::Debug for BucketTable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BucketTable")
+            .field("len", &self.len())
+            .field("buckets", &self.home)
+            .field("overflow_in_use", &self.overflow_in_use())
+            .field("overflow_capacity", &self.pool)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+#[path = "table_tests.rs"]
+mod tests;
