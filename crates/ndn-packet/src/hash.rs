@@ -39,12 +39,12 @@ impl core::str::FromStr for SipVariant {
 /// SipHash state after the first finalization, enough to finish the second output word.
 type Finished = [u64; 4];
 
+/// The four SipHash state words. The message is never buffered: a name is one contiguous buffer,
+/// so whole 8-byte words are compressed straight from it and only the tail of the current prefix
+/// is loaded, at finalization.
 #[derive(Clone, Copy)]
 struct Sip {
     v: [u64; 4],
-    tail: u64,
-    ntail: u32,
-    len: u64,
 }
 
 #[inline(always)]
@@ -61,6 +61,17 @@ fn round(v: &mut [u64; 4]) {
     v[2] = v[2].rotate_left(32);
 }
 
+/// Little-endian load of up to 8 bytes, zero-padded.
+#[inline(always)]
+fn load(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    if let (Some(dst), Some(src)) = (b.get_mut(..n), bytes.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    u64::from_le_bytes(b)
+}
+
 impl Sip {
     fn new(k0: u64, k1: u64) -> Self {
         Self {
@@ -70,9 +81,6 @@ impl Sip {
                 k0 ^ 0x6c79_6765_6e65_7261,
                 k1 ^ 0x7465_6462_7974_6573,
             ],
-            tail: 0,
-            ntail: 0,
-            len: 0,
         }
     }
 
@@ -85,38 +93,26 @@ impl Sip {
         self.v[0] ^= m;
     }
 
+    /// Compresses the whole words of `buf[*done..end]`, advancing `done`.
     #[inline(always)]
-    fn absorb<const C: usize>(&mut self, mut data: &[u8]) {
-        self.len = self.len.wrapping_add(data.len() as u64);
-        while self.ntail != 0 {
-            let Some((&b, rest)) = data.split_first() else {
-                return;
-            };
-            self.tail |= u64::from(b) << (8 * self.ntail);
-            self.ntail += 1;
-            data = rest;
-            if self.ntail == 8 {
-                self.compress::<C>(self.tail);
-                self.tail = 0;
-                self.ntail = 0;
-            }
+    fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
+        while *done + 8 <= end {
+            self.compress::<C>(load(buf.get(*done..).unwrap_or_default()));
+            *done += 8;
         }
-        let mut words = data.chunks_exact(8);
-        for w in &mut words {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(w);
-            self.compress::<C>(u64::from_le_bytes(b));
-        }
-        for (i, &b) in words.remainder().iter().enumerate() {
-            self.tail |= u64::from(b) << (8 * i);
-        }
-        self.ntail = words.remainder().len() as u32;
     }
 
-    /// First output word and the state needed for the second.
+    /// Finalizes the message `buf[..end]` whose whole words up to `done` are already absorbed:
+    /// returns the first output word and the state needed for the second.
     #[inline(always)]
-    fn finish1<const C: usize, const D: usize>(&self) -> (u64, Finished) {
-        let b = ((self.len & 0xff) << 56) | self.tail;
+    fn finish1<const C: usize, const D: usize>(
+        &self,
+        buf: &[u8],
+        done: usize,
+        end: usize,
+    ) -> (u64, Finished) {
+        let tail = load(buf.get(done..end).unwrap_or_default());
+        let b = ((end as u64 & 0xff) << 56) | tail;
         let mut s = *self;
         s.compress::<C>(b);
         s.v[2] ^= 0xee;
@@ -125,6 +121,15 @@ impl Sip {
         }
         (s.v[0] ^ s.v[1] ^ s.v[2] ^ s.v[3], s.v)
     }
+}
+
+/// Offset one past the component TLV starting at `pos` of a checked name value.
+#[inline(always)]
+fn component_end(value: &[u8], pos: usize) -> Option<usize> {
+    let rest = value.get(pos..)?;
+    let (_, tl) = crate::tlv::read_var_number(rest).ok()?;
+    let (len, ll) = crate::tlv::read_var_number(rest.get(tl..)?).ok()?;
+    pos.checked_add(tl + ll)?.checked_add(usize::try_from(len).ok()?)
 }
 
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
@@ -225,8 +230,8 @@ impl NameHasher {
         k.copy_from_slice(b);
         let k1 = u64::from_le_bytes(k);
         let root = match variant {
-            SipVariant::Sip13 => Sip::new(k0, k1).finish1::<1, 3>(),
-            SipVariant::Sip24 => Sip::new(k0, k1).finish1::<2, 4>(),
+            SipVariant::Sip13 => Sip::new(k0, k1).finish1::<1, 3>(&[], 0, 0),
+            SipVariant::Sip24 => Sip::new(k0, k1).finish1::<2, 4>(&[], 0, 0),
         };
         Self {
             k0,
@@ -263,12 +268,15 @@ impl NameHasher {
         out.finished.clear();
         out.hashes.push(self.root.0);
         out.finished.push(self.root.1);
+        let value = name.value();
         let mut s = Sip::new(self.k0, self.k1);
-        for c in name.components() {
-            s.absorb::<C>(c.wire());
-            let (h, f) = s.finish1::<C, D>();
+        let (mut done, mut pos) = (0, 0);
+        while let Some(end) = component_end(value, pos) {
+            s.absorb_to::<C>(value, &mut done, end);
+            let (h, f) = s.finish1::<C, D>(value, done, end);
             out.hashes.push(h);
             out.finished.push(f);
+            pos = end;
         }
     }
 
@@ -277,8 +285,9 @@ impl NameHasher {
     pub fn hash_value(&self, value: &[u8]) -> u64 {
         fn run<const C: usize, const D: usize>(k0: u64, k1: u64, value: &[u8]) -> u64 {
             let mut s = Sip::new(k0, k1);
-            s.absorb::<C>(value);
-            s.finish1::<C, D>().0
+            let mut done = 0;
+            s.absorb_to::<C>(value, &mut done, value.len());
+            s.finish1::<C, D>(value, done, value.len()).0
         }
         match self.variant {
             SipVariant::Sip13 => run::<1, 3>(self.k0, self.k1, value),
