@@ -146,7 +146,17 @@ fn parse(
             report.blank_lines += 1;
             continue;
         }
-        let name = match Name::from_uri(text) {
+        // The name files come from URLs, whose components may hold a raw '=' (`package=Iso`).
+        // The NDN URI scheme reads `label=` as a typed component, so such a line is retried
+        // with '=' escaped; the URI parser itself stays strict.
+        let parsed = Name::from_uri(text).or_else(|e| {
+            if text.contains('=') {
+                Name::from_uri(&text.replace('=', "%3D"))
+            } else {
+                Err(e)
+            }
+        });
+        let name = match parsed {
             Ok(name) if !name.is_empty() => name,
             _ => {
                 report.bad_lines += 1;
