@@ -1,0 +1,58 @@
+//! The face layer of ndnfwd: transports (Unix and TCP streams, UDP unicast and multicast,
+//! Ethernet over AF_PACKET), the face table, and the NDNLPv2 link service.
+//!
+//! Contract: a [`FaceTable`] is owned by one I/O thread and driven by busy polling:
+//! [`FaceTable::recv_burst`] returns whole network packets (reassembled, LP fields decoded
+//! into [`RxPacket`]), [`FaceTable::send_burst`] takes [`TxPacket`]s and adds the LP fields,
+//! fragmenting to the face's MTU (never on streams: local apps get whole packets),
+//! [`FaceTable::tick`] does timeouts with the time passed in, [`FaceTable::wait`] sleeps on
+//! epoll when idle. Faces come and go as [`FaceEvent`]s (a peer that closes or crashes is a
+//! `Removed` event, after which its PIT records and routes must be purged). Every drop is
+//! counted per face by [`DropReason`]; nothing panics on wire input. Received packets are
+//! zero-copy slices of the receive buffers, and the steady state allocates per batch, not per
+//! packet (see each transport's doc for exactly what allocates). Syscalls and `unsafe` live
+//! only in the `sys` module.
+#![deny(unsafe_code)]
+
+pub mod counters;
+mod framing;
+pub mod info;
+pub mod link;
+pub mod packet;
+#[allow(unsafe_code)]
+mod sys;
+mod table;
+mod transport;
+pub mod uri;
+
+pub use counters::{CounterSnapshot, DropReason, FaceCounters, PacketKind};
+pub use info::{
+    DownReason, FaceEvent, FaceIdAllocator, FaceInfo, FaceScope, LinkType, Persistency,
+};
+pub use link::reassembly::ReassemblyLimits;
+pub use link::{Frame, LinkConfig, LinkService};
+pub use packet::{PitToken, RxLp, RxPacket, TxLp, TxPacket};
+pub use sys::Poller;
+pub use table::{FaceError, FaceTable, FaceTableConfig, TableStats};
+pub use uri::{FaceUri, MacAddr, UriError};
+
+/// Largest network packet (NDN's `MAX_NDN_PACKET_SIZE`).
+pub const MAX_PACKET_LEN: usize = 8800;
+
+/// Largest link frame: a maximum packet plus room for NDNLPv2 headers (PIT token, Nack,
+/// fragmentation fields...). Stream elements above this close the face; datagrams above it
+/// are dropped.
+pub const MAX_FRAME_LEN: usize = MAX_PACKET_LEN + 256;
+
+/// NDN's EtherType.
+pub const ETHERTYPE_NDN: u16 = 0x8624;
+
+/// NFD's default Unix socket path.
+pub const DEFAULT_UNIX_PATH: &str = "/run/nfd/nfd.sock";
+
+// A face table moves into the I/O thread that owns it.
+const _: fn() = || {
+    fn is_send<T: Send>() {}
+    is_send::<FaceTable>();
+    is_send::<LinkService>();
+};

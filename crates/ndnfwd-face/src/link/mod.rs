@@ -1,0 +1,348 @@
+//! The NDNLPv2 link service: pure protocol logic between a transport's frames and network
+//! packets, with no I/O and time passed in.
+//!
+//! Receive ([`LinkService::decode`]): a frame is a bare Interest or Data or an LpPacket; LP
+//! fields are checked against the packet type as NFD's GenericLinkService does (NextHopFaceId
+//! only on an Interest and only with local fields enabled, CachePolicy only on Data, Nack only
+//! on an Interest, IncomingFaceId ignored); fragments are reassembled
+//! ([`reassembly`]). The network packet is handed on as a zero-copy slice of
+//! the frame whenever it arrived whole.
+//!
+//! Send ([`LinkService::encode`]): a packet without link fields that fits goes bare; otherwise
+//! an LpPacket head is written into a shared head buffer and the payload is referenced, never
+//! copied. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
+//! FragIndex and FragCount, the other fields on the first fragment only (as NFD's fragmenter).
+//! A face without MTU (streams, including local app faces: python-ndn rejects fragments) never
+//! fragments.
+
+mod head;
+pub mod reassembly;
+
+use core::ops::Range;
+
+use bytes::Bytes;
+use ndn_packet::lp::{LpHeaders, LpPacket};
+use ndn_packet::tlv::{self, tt};
+use ndn_packet::FaceId;
+
+use self::head::{Fields, FragInfo, FRAG_OVERHEAD};
+use self::reassembly::{Fragment, Outcome, Reassembler, ReassemblyLimits};
+use crate::counters::{DropReason, FaceCounters, PacketKind};
+use crate::packet::{PitToken, RxLp, RxPacket, TxPacket};
+
+/// One frame produced by [`LinkService::encode`]: `heads[head] ++ body`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// Where the LpPacket head is in the head buffer passed to `encode` (empty: bare packet).
+    pub head: Range<usize>,
+    /// The network packet or a slice of it.
+    pub body: Bytes,
+}
+
+impl Frame {
+    /// Frame length on the wire.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.body.len()
+    }
+
+    /// True for an empty frame (never produced by `encode`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Link service settings of one face (default: a stream face, no local fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LinkConfig {
+    /// Largest frame the transport carries; `None` for streams, which never fragment.
+    pub mtu: Option<usize>,
+    /// Accept NextHopFaceId and CachePolicy, send IncomingFaceId (local faces only).
+    pub local_fields: bool,
+    /// Reassembly bounds.
+    pub reassembly: ReassemblyLimits,
+}
+
+/// NDNLPv2 state of one face: fragmentation sequence numbers and reassembly buffers.
+#[derive(Debug)]
+pub struct LinkService {
+    cfg: LinkConfig,
+    next_seq: u64,
+    reassembler: Reassembler,
+}
+
+/// LP fields of a received packet before they are checked against its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct RxFields {
+    lp: RxLp,
+    cache_policy: Option<u64>,
+}
+
+/// CachePolicyType NoCache.
+const NO_CACHE: u64 = 1;
+
+fn rx_fields(h: &LpHeaders<'_>) -> RxFields {
+    RxFields {
+        lp: RxLp {
+            pit_token: h.pit_token.and_then(PitToken::new).unwrap_or_default(),
+            nack: h.nack,
+            congestion_mark: h.congestion_mark.unwrap_or(0),
+            next_hop_face_id: h.next_hop_face_id,
+            no_cache: false,
+        },
+        cache_policy: h.cache_policy,
+    }
+}
+
+/// The type of the single TLV that `wire` must be exactly.
+fn single_tlv_type(wire: &[u8]) -> Option<u32> {
+    tlv::read_single(wire).ok().map(|e| e.typ)
+}
+
+impl LinkService {
+    /// A link service; `first_seq` is the first Sequence number it sends (draw it at random
+    /// so a restarted peer does not confuse old and new fragments).
+    pub fn new(cfg: LinkConfig, first_seq: u64) -> Self {
+        Self {
+            cfg,
+            next_seq: first_seq,
+            reassembler: Reassembler::new(cfg.reassembly),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &LinkConfig {
+        &self.cfg
+    }
+
+    /// Turns local fields on or off (the caller checks that the face is local).
+    pub fn set_local_fields(&mut self, on: bool) {
+        self.cfg.local_fields = on;
+    }
+
+    /// Partial packets and fragment bytes held for reassembly.
+    pub fn reassembly_usage(&self) -> (usize, usize) {
+        (
+            self.reassembler.pending(),
+            self.reassembler.buffered_bytes(),
+        )
+    }
+
+    /// Drops partial packets that timed out.
+    pub fn expire(&mut self, now: u64, counters: &FaceCounters) {
+        self.reassembler.expire(now, |r| counters.drop(r));
+    }
+
+    /// Decodes one received frame from `peer` (any stable number naming the sender on a
+    /// multi-access link; 0 on a point-to-point face). Returns the network packet once whole;
+    /// every drop is counted in `counters`.
+    pub fn decode(
+        &mut self,
+        now: u64,
+        face: FaceId,
+        peer: u64,
+        frame: Bytes,
+        counters: &FaceCounters,
+    ) -> Option<RxPacket> {
+        counters.in_bytes(frame.len());
+        let is_lp =
+            matches!(tlv::read_var_number(&frame), Ok((t, _)) if t == u64::from(tt::LP_PACKET));
+        if !is_lp {
+            return self.deliver(face, frame, RxFields::default(), counters);
+        }
+        let lp = match LpPacket::new_checked(&frame) {
+            Ok(lp) => lp,
+            Err(_) => {
+                counters.drop(DropReason::BadLp);
+                return None;
+            }
+        };
+        let h = lp.headers();
+        let fields = rx_fields(h);
+        // An idle LpPacket (no fragment) carries nothing for the network layer.
+        let range = lp.fragment_range()?;
+        if !h.is_fragmented() {
+            return self.deliver(face, frame.slice(range), fields, counters);
+        }
+        let (Some(seq), Some(payload)) = (h.sequence, lp.fragment()) else {
+            counters.drop(DropReason::BadFragment);
+            return None;
+        };
+        let f = Fragment {
+            peer,
+            seq,
+            index: h.frag_index.unwrap_or(0),
+            count: h.frag_count.unwrap_or(1),
+            payload,
+            fields,
+        };
+        match self.reassembler.add(now, &f, |r| counters.drop(r)) {
+            Ok(Outcome::Pending) => None,
+            Ok(Outcome::Complete(wire, fields)) => self.deliver(face, wire, fields, counters),
+            Err(r) => {
+                counters.drop(r);
+                None
+            }
+        }
+    }
+
+    /// Checks a whole network packet and its fields, and counts it.
+    fn deliver(
+        &self,
+        face: FaceId,
+        wire: Bytes,
+        fields: RxFields,
+        counters: &FaceCounters,
+    ) -> Option<RxPacket> {
+        let mut lp = fields.lp;
+        let cache_policy = fields.cache_policy.is_some();
+        let kind = match (single_tlv_type(&wire), lp.nack) {
+            (Some(tt::INTEREST), None) => PacketKind::Interest,
+            (Some(tt::INTEREST), Some(_)) => PacketKind::Nack,
+            (Some(tt::DATA), _) => PacketKind::Data,
+            _ => {
+                counters.drop(DropReason::BadPacket);
+                return None;
+            }
+        };
+        let bad = match kind {
+            PacketKind::Interest => cache_policy,
+            PacketKind::Data => lp.nack.is_some() || lp.next_hop_face_id.is_some(),
+            PacketKind::Nack => cache_policy || lp.next_hop_face_id.is_some(),
+        };
+        if bad {
+            counters.drop(DropReason::BadLp);
+            return None;
+        }
+        if lp.next_hop_face_id.is_some() && !self.cfg.local_fields {
+            counters.drop(DropReason::LocalFieldsDisabled);
+            return None;
+        }
+        // Other policies, or a face without local fields, are ignored as NFD does.
+        lp.no_cache = kind == PacketKind::Data
+            && fields.cache_policy == Some(NO_CACHE)
+            && self.cfg.local_fields;
+        counters.count_in(kind);
+        Some(RxPacket {
+            face,
+            kind,
+            wire,
+            lp,
+        })
+    }
+
+    /// Encodes `pkt` into frames appended to `out`, writing LpPacket heads into `heads`.
+    /// Returns false (and counts the drop) when the packet is invalid or cannot fit the MTU.
+    pub fn encode(
+        &mut self,
+        pkt: &TxPacket,
+        heads: &mut Vec<u8>,
+        out: &mut Vec<Frame>,
+        counters: &FaceCounters,
+    ) -> bool {
+        let typ = single_tlv_type(&pkt.wire);
+        let valid = match pkt.kind {
+            PacketKind::Interest => typ == Some(tt::INTEREST) && pkt.lp.nack.is_none(),
+            PacketKind::Nack => typ == Some(tt::INTEREST),
+            PacketKind::Data => typ == Some(tt::DATA) && pkt.lp.nack.is_none(),
+        };
+        if !valid {
+            counters.drop(DropReason::TxBadPacket);
+            return false;
+        }
+        let fields = Fields {
+            pit_token: pkt.lp.pit_token.as_slice(),
+            nack: (pkt.kind == PacketKind::Nack).then_some(pkt.lp.nack),
+            incoming_face_id: pkt.lp.incoming_face_id.filter(|_| self.cfg.local_fields),
+            congestion_mark: pkt.lp.congestion_mark,
+        };
+        let len = pkt.wire.len();
+        let whole = if fields.is_empty() {
+            len
+        } else {
+            tlv::tlv_len(
+                tt::LP_PACKET,
+                fields.len() + tlv::tlv_len(tt::FRAGMENT, len),
+            )
+        };
+        let limit = self.cfg.mtu.unwrap_or(crate::MAX_FRAME_LEN);
+        if whole <= limit {
+            let start = heads.len();
+            if !fields.is_empty() {
+                head::write_head(heads, None, &fields, len);
+            }
+            self.emit(heads, start, pkt.wire.clone(), out, counters);
+        } else if self.cfg.mtu.is_none() || !self.fragment(pkt, &fields, heads, out, counters) {
+            counters.drop(DropReason::TxOverMtu);
+            return false;
+        }
+        counters.count_out(pkt.kind);
+        true
+    }
+
+    fn emit(
+        &self,
+        heads: &[u8],
+        start: usize,
+        body: Bytes,
+        out: &mut Vec<Frame>,
+        counters: &FaceCounters,
+    ) {
+        let f = Frame {
+            head: start..heads.len(),
+            body,
+        };
+        counters.out_bytes(f.len());
+        out.push(f);
+    }
+
+    /// Cuts `pkt` into fragments that each fit the MTU. False when the MTU cannot hold the
+    /// first fragment's fields or the packet needs more fragments than a receiver accepts.
+    fn fragment(
+        &mut self,
+        pkt: &TxPacket,
+        fields: &Fields<'_>,
+        heads: &mut Vec<u8>,
+        out: &mut Vec<Frame>,
+        counters: &FaceCounters,
+    ) -> bool {
+        let mtu = self.cfg.mtu.unwrap_or(0);
+        let len = pkt.wire.len();
+        let Some(first) = mtu
+            .checked_sub(FRAG_OVERHEAD + fields.len())
+            .filter(|&n| n > 0)
+        else {
+            return false;
+        };
+        let first = first.min(len);
+        let rest = mtu - FRAG_OVERHEAD;
+        let count = 1 + (len - first).div_ceil(rest);
+        if count as u64 > self.cfg.reassembly.max_fragments {
+            return false;
+        }
+        let seq = self.next_seq;
+        self.next_seq = seq.wrapping_add(count as u64);
+        let mut off = 0;
+        for index in 0..count {
+            let n = if index == 0 {
+                first
+            } else {
+                rest.min(len - off)
+            };
+            let info = FragInfo {
+                seq: seq.wrapping_add(index as u64),
+                index: index as u64,
+                count: count as u64,
+            };
+            let none = Fields::default();
+            let f = if index == 0 { fields } else { &none };
+            let start = heads.len();
+            head::write_head(heads, Some(&info), f, n);
+            self.emit(heads, start, pkt.wire.slice(off..off + n), out, counters);
+            off += n;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests;
