@@ -89,7 +89,14 @@ mod tests {
 
     #[test]
     fn fingerprint_never_zero_and_slot_roundtrips() {
-        for h in [0u64, 1, u64::MAX, 0xFFFF_FFFF, 0x1_0000_0000, 0xDEAD_BEEF_0000_0000] {
+        for h in [
+            0u64,
+            1,
+            u64::MAX,
+            0xFFFF_FFFF,
+            0x1_0000_0000,
+            0xDEAD_BEEF_0000_0000,
+        ] {
             let fp = fingerprint(h);
             assert_eq!(fp & 1, 1);
             assert_eq!(fp | 1, ((h >> 32) as u32) | 1);

@@ -21,7 +21,9 @@
 
 use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::bucket::{encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE};
+use crate::bucket::{
+    encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE,
+};
 use crate::raw::mem::ZeroedSlice;
 use crate::raw::prefetch::prefetch_read;
 use crate::AllocError;
@@ -124,12 +126,20 @@ impl BucketTable {
 
     /// Exact layout: `home_buckets` (rounded up to a power of two, at least 1) and an overflow
     /// pool of `overflow_buckets`. The total must fit in `u32` bucket numbers.
-    pub fn try_with_buckets(home_buckets: usize, overflow_buckets: usize) -> Result<Self, AllocError> {
+    pub fn try_with_buckets(
+        home_buckets: usize,
+        overflow_buckets: usize,
+    ) -> Result<Self, AllocError> {
         let too_big = AllocError { bytes: usize::MAX };
-        let home = home_buckets.max(1).checked_next_power_of_two().ok_or(too_big)?;
+        let home = home_buckets
+            .max(1)
+            .checked_next_power_of_two()
+            .ok_or(too_big)?;
         let total = home.checked_add(overflow_buckets).ok_or(too_big)?;
         if u32::try_from(total).is_err() {
-            return Err(AllocError { bytes: total.saturating_mul(BUCKET_BYTES) });
+            return Err(AllocError {
+                bytes: total.saturating_mul(BUCKET_BYTES),
+            });
         }
         Ok(Self {
             buckets: ZeroedSlice::new(total)?,
@@ -148,7 +158,11 @@ impl BucketTable {
         if self.writer_taken.swap(true, Ordering::AcqRel) {
             return None;
         }
-        Some(TableWriter { table_id: self.id, free_head: 0, bump: 0 })
+        Some(TableWriter {
+            table_id: self.id,
+            free_head: 0,
+            bump: 0,
+        })
     }
 
     #[inline(always)]
@@ -220,7 +234,8 @@ impl BucketTable {
     }
 
     /// Calls `f` with every index in the home chain of `hash` whose fingerprint matches, for
-    /// speculative prefetch of entries. A hint only: under concurrent writes it may miss some.
+    /// speculative prefetch of entries (seed 002's Speculative HT Lookup). Under concurrent
+    /// writes it is a hint only: it does not re-validate and may miss entries.
     #[inline]
     pub fn candidates(&self, hash: u64, mut f: impl FnMut(u32)) {
         let fp = fingerprint(hash);
@@ -229,6 +244,7 @@ impl BucketTable {
             for slot in &bucket.slots {
                 let word = slot.load(Ordering::Relaxed);
                 if slot_fp(word) == fp {
+                    fence(Ordering::Acquire); // as in lookup: the entry is initialized
                     f(slot_index(word));
                 }
             }
@@ -243,13 +259,17 @@ impl BucketTable {
     }
 
     fn check_writer(&self, w: &TableWriter) {
-        assert_eq!(w.table_id, self.id, "TableWriter belongs to another BucketTable");
+        assert_eq!(
+            w.table_id, self.id,
+            "TableWriter belongs to another BucketTable"
+        );
     }
 
     fn add_len(&self, delta: isize) {
         // Single writer: a plain load/store pair, no read-modify-write needed.
         let n = self.len.load(Ordering::Relaxed);
-        self.len.store(n.wrapping_add_signed(delta), Ordering::Relaxed);
+        self.len
+            .store(n.wrapping_add_signed(delta), Ordering::Relaxed);
     }
 
     /// Adds `(hash, index)`. Takes the first free slot of the home chain, chaining a bucket from
@@ -339,10 +359,15 @@ impl BucketTable {
     fn unlink(&self, w: &mut TableWriter, home: usize, prev: usize, at: usize) {
         let bucket = &self.buckets[at];
         // 1. Make it unreachable for new walks; walkers inside it still follow its old `next`.
-        self.buckets[prev].next.store(bucket.next.load(Ordering::Relaxed), Ordering::Release);
+        self.buckets[prev]
+            .next
+            .store(bucket.next.load(Ordering::Relaxed), Ordering::Release);
         // 2. Bump the chain version, so walkers that started earlier re-validate their miss.
         let h = &self.buckets[home].meta;
-        h.store(h.load(Ordering::Relaxed).wrapping_add(VERSION_ONE), Ordering::Release);
+        h.store(
+            h.load(Ordering::Relaxed).wrapping_add(VERSION_ONE),
+            Ordering::Release,
+        );
         // 3. Only now recycle it (Release: a reader seeing the new link also sees step 2).
         bucket.next.store(w.free_head, Ordering::Release);
         w.free_head = at as u32;

@@ -69,7 +69,9 @@ impl<T> Arena<T> {
         let values = n.checked_mul(size_of::<T>()).ok_or(too_big)?;
         let occ_off = align64(values).ok_or(too_big)?;
         let free_off = align64(occ_off + n.div_ceil(64) * 8).ok_or(too_big)?;
-        let total = free_off.checked_add(n.checked_mul(4).ok_or(too_big)?).ok_or(too_big)?;
+        let total = free_off
+            .checked_add(n.checked_mul(4).ok_or(too_big)?)
+            .ok_or(too_big)?;
         Ok(Self {
             map: Mapping::new(total)?,
             occ_off,
@@ -222,7 +224,10 @@ impl<T> Drop for Arena<T> {
 
 impl<T> core::fmt::Debug for Arena<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Arena").field("len", &self.len).field("capacity", &self.cap).finish()
+        f.debug_struct("Arena")
+            .field("len", &self.len)
+            .field("capacity", &self.cap)
+            .finish()
     }
 }
 
@@ -250,7 +255,10 @@ mod tests {
         let i2 = a.alloc(20).unwrap();
         assert_eq!(i2, i1, "freed slot is reused first");
         assert_eq!(a.get(i2), Some(&20));
-        assert_eq!(a.iter().map(|(i, v)| (i, *v)).collect::<Vec<_>>(), vec![(0, 10), (1, 20)]);
+        assert_eq!(
+            a.iter().map(|(i, v)| (i, *v)).collect::<Vec<_>>(),
+            vec![(0, 10), (1, 20)]
+        );
     }
 
     #[test]

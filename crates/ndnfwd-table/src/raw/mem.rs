@@ -19,6 +19,11 @@ pub(crate) const HUGE_PAGE: usize = 2 << 20;
 /// Alignment every mapping start is guaranteed to have (the smallest page size we accept).
 pub(crate) const MAP_ALIGN: usize = 4096;
 
+/// Only used for its alignment: the dangling pointer of an empty mapping.
+#[repr(C, align(4096))]
+struct PageAligned;
+const _: () = assert!(core::mem::align_of::<PageAligned>() == MAP_ALIGN);
+
 /// A zero-filled, read-write, private anonymous mapping of `len` bytes.
 ///
 /// Invariant: `ptr` is aligned to [`MAP_ALIGN`] and, when `len > 0`, is the start of a live mapping
@@ -38,7 +43,10 @@ unsafe impl Sync for Mapping {}
 fn page_size() -> usize {
     // SAFETY: `sysconf` has no preconditions; it only reads a system constant.
     let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).ok().filter(|p| p.is_power_of_two()).unwrap_or(MAP_ALIGN)
+    usize::try_from(p)
+        .ok()
+        .filter(|p| p.is_power_of_two())
+        .unwrap_or(MAP_ALIGN)
 }
 
 const fn round_up(x: usize, to: usize) -> Option<usize> {
@@ -55,14 +63,18 @@ impl Mapping {
         let err = AllocError { bytes };
         if bytes == 0 {
             // A dangling, MAP_ALIGN-aligned pointer; never dereferenced because len == 0.
-            let ptr = NonNull::<[u8; MAP_ALIGN]>::dangling().cast::<u8>();
+            let ptr = NonNull::<PageAligned>::dangling().cast::<u8>();
             return Ok(Self { ptr, len: 0 });
         }
         let page = page_size().max(MAP_ALIGN);
         let huge = bytes >= HUGE_PAGE;
         let len = round_up(bytes, if huge { HUGE_PAGE } else { page }).ok_or(err)?;
         // Over-map by one huge page so that a 2 MiB aligned window of `len` bytes exists.
-        let map_len = if huge { len.checked_add(HUGE_PAGE).ok_or(err)? } else { len };
+        let map_len = if huge {
+            len.checked_add(HUGE_PAGE).ok_or(err)?
+        } else {
+            len
+        };
 
         #[cfg(target_os = "linux")]
         let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
@@ -85,7 +97,11 @@ impl Mapping {
             return Err(err);
         }
         let base_addr = base as usize;
-        let start_addr = if huge { round_up(base_addr, HUGE_PAGE).ok_or(err)? } else { base_addr };
+        let start_addr = if huge {
+            round_up(base_addr, HUGE_PAGE).ok_or(err)?
+        } else {
+            base_addr
+        };
         let head = start_addr - base_addr;
         let tail = map_len - head - len;
         // Derive the start from the returned pointer (keeps its provenance).
@@ -155,13 +171,14 @@ impl<T: ZeroValid> ZeroedSlice<T> {
             assert!(core::mem::align_of::<T>() <= MAP_ALIGN);
             assert!(!core::mem::needs_drop::<T>());
         }
-        let bytes = len.checked_mul(core::mem::size_of::<T>()).ok_or(AllocError { bytes: usize::MAX })?;
-        Ok(Self { map: Mapping::new(bytes)?, len, _t: PhantomData })
-    }
-
-    /// Bytes mapped for this slice.
-    pub(crate) fn mapped_bytes(&self) -> usize {
-        self.map.len()
+        let bytes = len
+            .checked_mul(core::mem::size_of::<T>())
+            .ok_or(AllocError { bytes: usize::MAX })?;
+        Ok(Self {
+            map: Mapping::new(bytes)?,
+            len,
+            _t: PhantomData,
+        })
     }
 }
 
@@ -195,8 +212,10 @@ mod tests {
         }
         let s: ZeroedSlice<Bucket> = ZeroedSlice::new(100_000).expect("map");
         assert_eq!(s.len(), 100_000);
-        assert!(s.iter().all(|b| b.next.load(core::sync::atomic::Ordering::Relaxed) == 0));
-        assert!(s.mapped_bytes() >= 100_000 * 64);
+        assert!(s
+            .iter()
+            .all(|b| b.next.load(core::sync::atomic::Ordering::Relaxed) == 0));
+        assert!(s.map.len() >= 100_000 * 64);
     }
 
     #[test]
