@@ -1,6 +1,8 @@
 //! One-pass prefix hashing against n independent hashes, for names of 4, 7, 15 and 40
 //! components of 8.8 bytes on average (the IRCache statistics of seed 000 Table 3), with both
 //! SipHash variants. Run: `cargo bench -p ndn-packet --bench name_hash`.
+// criterion_group! generates an undocumented pub fn.
+#![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
@@ -9,7 +11,11 @@ fn name_of(components: usize) -> Name {
     // Component lengths cycle 6..=11 (mean 8.5) with varied bytes, as in a URL-derived name.
     (0..components).fold(Name::new(), |n, i| {
         let len = 6 + i % 6;
-        n.push((0..len).map(|j| b'a' + ((i * 7 + j * 3) % 26) as u8).collect::<Vec<u8>>())
+        n.push(
+            (0..len)
+                .map(|j| b'a' + ((i * 7 + j * 3) % 26) as u8)
+                .collect::<Vec<u8>>(),
+        )
     })
 }
 
@@ -25,21 +31,29 @@ fn bench(c: &mut Criterion) {
             let name = name_of(n);
             g.throughput(Throughput::Elements(1));
             let mut out = PrefixHashes::with_capacity(n);
-            g.bench_with_input(BenchmarkId::new(format!("{tag}/one_pass"), n), &name, |b, name| {
-                b.iter(|| {
-                    hasher.hash_prefixes(black_box(name.as_ref()), &mut out);
-                    out.full()
-                })
-            });
+            g.bench_with_input(
+                BenchmarkId::new(format!("{tag}/one_pass"), n),
+                &name,
+                |b, name| {
+                    b.iter(|| {
+                        hasher.hash_prefixes(black_box(name.as_ref()), &mut out);
+                        out.full()
+                    })
+                },
+            );
             // Prefix boundaries are found outside the timed loop: only the hashing is compared.
             let prefixes: Vec<&[u8]> = (1..=n).map(|i| name.as_ref().prefix(i).value()).collect();
-            g.bench_with_input(BenchmarkId::new(format!("{tag}/per_prefix"), n), &prefixes, |b, p| {
-                b.iter(|| {
-                    black_box(p)
-                        .iter()
-                        .fold(0u64, |acc, v| acc ^ hasher.hash_value(v))
-                })
-            });
+            g.bench_with_input(
+                BenchmarkId::new(format!("{tag}/per_prefix"), n),
+                &prefixes,
+                |b, p| {
+                    b.iter(|| {
+                        black_box(p)
+                            .iter()
+                            .fold(0u64, |acc, v| acc ^ hasher.hash_value(v))
+                    })
+                },
+            );
         }
     }
     g.finish();

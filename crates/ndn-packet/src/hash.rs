@@ -129,7 +129,8 @@ fn component_end(value: &[u8], pos: usize) -> Option<usize> {
     let rest = value.get(pos..)?;
     let (_, tl) = crate::tlv::read_var_number(rest).ok()?;
     let (len, ll) = crate::tlv::read_var_number(rest.get(tl..)?).ok()?;
-    pos.checked_add(tl + ll)?.checked_add(usize::try_from(len).ok()?)
+    pos.checked_add(tl + ll)?
+        .checked_add(usize::try_from(len).ok()?)
 }
 
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
@@ -373,8 +374,12 @@ mod tests {
             assert_ne!(a.get(i), b.get(i));
         }
         assert_ne!(
-            NameHasher::from_os(SipVariant::Sip13).unwrap().hash_name(name.as_ref()),
-            NameHasher::from_os(SipVariant::Sip13).unwrap().hash_name(name.as_ref())
+            NameHasher::from_os(SipVariant::Sip13)
+                .unwrap()
+                .hash_name(name.as_ref()),
+            NameHasher::from_os(SipVariant::Sip13)
+                .unwrap()
+                .hash_name(name.as_ref())
         );
     }
 }

@@ -9,11 +9,20 @@
 //! [`tlv::lp_is_ignorable`] and nowhere else.
 #![deny(unsafe_code)]
 #![deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic))]
+#![cfg_attr(
+    test,
+    allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)
+)]
 
+pub mod data;
 mod error;
+#[cfg(test)]
+mod fixtures;
 pub mod hash;
+pub mod interest;
+pub mod lp;
 pub mod name;
+pub mod signature;
 pub mod tlv;
 
 pub use error::DecodeError;
@@ -24,3 +33,10 @@ pub use error::DecodeError;
 pub type FaceId = u32;
 pub use hash::{NameHasher, PrefixHashes, SipVariant};
 pub use name::{Component, Name, NameRef};
+
+pub use data::{Data, DataBuilder, DataSignature};
+pub use interest::{Guiders, Interest, InterestBuilder, InterestSignature};
+pub use lp::{
+    decode_link_packet, LinkPacket, LpHeaders, LpPacket, LpPacketBuilder, NackReason, Payload,
+};
+pub use signature::SignatureInfo;

@@ -52,7 +52,9 @@ impl<'a> Component<'a> {
 
     /// TLV-VALUE of the component.
     pub fn value(&self) -> &'a [u8] {
-        self.wire.get(usize::from(self.value_start)..).unwrap_or_default()
+        self.wire
+            .get(usize::from(self.value_start)..)
+            .unwrap_or_default()
     }
 
     /// The whole component TLV.
@@ -324,7 +326,9 @@ impl fmt::Display for Component<'_> {
             return v.iter().try_for_each(|b| write!(f, "{b:02x}"));
         }
         if let Some((_, label)) = NUMBER_LABELS.iter().find(|(t, _)| *t == self.typ) {
-            if let Some(n) = self.as_number() {
+            // Only a shortest-form number prints symbolically: `seg=50` parses back to one byte,
+            // so a padded value such as 00 32 must print as `50=%002` to round-trip.
+            if let Some(n) = self.as_number().filter(|&n| tlv::nni_len(n) == v.len()) {
                 return write!(f, "{label}={n}");
             }
         }
@@ -410,7 +414,9 @@ fn unescape(s: &str) -> Result<Vec<u8>, DecodeError> {
 }
 
 fn hex_val(c: u8) -> Option<u8> {
-    char::from(c).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    char::from(c)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 fn parse_hex(s: &str) -> Option<Vec<u8>> {
@@ -452,6 +458,12 @@ mod tests {
         }
         assert_eq!(n("ndn:/a//b/").to_string(), "/a/b");
         assert_eq!(n("/8=x/%41").to_string(), "/x/A");
+        // A padded NonNegativeInteger keeps its bytes through print and parse.
+        let padded = Name::new()
+            .push_typed(tt::SEGMENT_COMPONENT, &[0, 50])
+            .unwrap();
+        assert_eq!(padded.to_string(), "/50=%002");
+        assert_eq!(n(&padded.to_string()), padded);
     }
 
     #[test]
@@ -473,7 +485,7 @@ mod tests {
 
     #[test]
     fn canonical_order() {
-        let mut v = vec![
+        let mut v = [
             n("/b"),
             n("/a/b"),
             n("/aa"),

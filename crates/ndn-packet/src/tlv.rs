@@ -340,8 +340,14 @@ mod tests {
 
     #[test]
     fn var_number_rejects_long_forms_and_truncation() {
-        assert_eq!(read_var_number(&[253, 0, 252]), Err(DecodeError::BadVarNumber));
-        assert_eq!(read_var_number(&[254, 0, 0, 0xff, 0xff]), Err(DecodeError::BadVarNumber));
+        assert_eq!(
+            read_var_number(&[253, 0, 252]),
+            Err(DecodeError::BadVarNumber)
+        );
+        assert_eq!(
+            read_var_number(&[254, 0, 0, 0xff, 0xff]),
+            Err(DecodeError::BadVarNumber)
+        );
         assert_eq!(
             read_var_number(&[255, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]),
             Err(DecodeError::BadVarNumber)
@@ -358,7 +364,10 @@ mod tests {
             assert_eq!(out.len(), nni_len(v));
             assert_eq!(read_nni(&out), Ok(v));
         }
-        assert_eq!(read_nni(&[0, 0, 1]), Err(DecodeError::BadNonNegativeInteger));
+        assert_eq!(
+            read_nni(&[0, 0, 1]),
+            Err(DecodeError::BadNonNegativeInteger)
+        );
         assert_eq!(read_nni(&[]), Err(DecodeError::BadNonNegativeInteger));
         assert_eq!(read_nni(&[0, 1]), Ok(1));
     }
@@ -375,7 +384,10 @@ mod tests {
         assert_eq!((e2.typ, e2.value.len(), e2.start), (10, 0, 5));
         assert!(r.is_empty());
         // Length past the end of the buffer.
-        assert_eq!(Reader::new(&[7, 200, 1]).read(), Err(DecodeError::Truncated));
+        assert_eq!(
+            Reader::new(&[7, 200, 1]).read(),
+            Err(DecodeError::Truncated)
+        );
         // Type zero and types above u32 are invalid.
         assert_eq!(Reader::new(&[0, 0]).read(), Err(DecodeError::BadVarNumber));
         assert_eq!(
@@ -385,7 +397,10 @@ mod tests {
         // Length of 2^64-1 never overflows.
         let huge = [7u8, 255, 255, 255, 255, 255, 255, 255, 255, 255];
         assert_eq!(Reader::new(&huge).read(), Err(DecodeError::Truncated));
-        assert_eq!(read_single(&[10, 0, 10, 0]), Err(DecodeError::TrailingBytes));
+        assert_eq!(
+            read_single(&[10, 0, 10, 0]),
+            Err(DecodeError::TrailingBytes)
+        );
     }
 
     #[test]

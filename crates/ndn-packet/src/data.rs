@@ -1,0 +1,318 @@
+//! Data packets (packet format v0.3): a checked borrowed view, Interest matching with implicit
+//! digests, and an owned builder that signs with DigestSha256 by default.
+//!
+//! ```text
+//! Data = DATA-TYPE TLV-LENGTH
+//!          Name [MetaInfo] [Content] SignatureInfo SignatureValue
+//! MetaInfo = META-INFO-TYPE TLV-LENGTH [ContentType] [FreshnessPeriod] [FinalBlockId]
+//! ```
+//!
+//! The same evolvability rules as for Interests apply (critical out-of-order or unrecognized
+//! elements are errors, non-critical ones are skipped), inside MetaInfo too. SignatureInfo and
+//! SignatureValue are required; the signature itself is not verified (a forwarder does not).
+
+use crate::interest::Interest;
+use crate::name::{Component, Name, NameRef};
+use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
+use crate::tlv::{self, is_critical, tt, Element, Reader};
+use crate::DecodeError;
+
+/// ContentType values.
+pub mod content_type {
+    /// Payload identified by the Data name (the default).
+    pub const BLOB: u64 = 0;
+    /// A list of delegations.
+    pub const LINK: u64 = 1;
+    /// A public key.
+    pub const KEY: u64 = 2;
+    /// Application-level Nack.
+    pub const NACK: u64 = 3;
+}
+
+/// A checked, borrowed Data packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Data<'a> {
+    wire: &'a [u8],
+    name: NameRef<'a>,
+    content_type: Option<u64>,
+    freshness_period: Option<u64>,
+    final_block_id: Option<Component<'a>>,
+    content: Option<&'a [u8]>,
+    signature_info: SignatureInfo<'a>,
+    signature_value: &'a [u8],
+}
+
+impl<'a> Data<'a> {
+    /// Checks that `wire` is exactly one valid Data TLV.
+    pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
+        let outer = tlv::read_single(wire)?;
+        if outer.typ != tt::DATA {
+            return Err(DecodeError::UnexpectedType(outer.typ));
+        }
+        let mut r = Reader::new(outer.value);
+        let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
+        let name = NameRef::new_checked(name_el.value)?;
+        let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
+        let order = [
+            tt::NAME,
+            tt::META_INFO,
+            tt::CONTENT,
+            tt::SIGNATURE_INFO,
+            tt::SIGNATURE_VALUE,
+        ];
+        walk(r, &order, 1, |e| {
+            match e.typ {
+                tt::META_INFO => meta = Some(e.value),
+                tt::CONTENT => content = Some(e.value),
+                tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(e.value)?),
+                _ => sig_value = Some(e.value),
+            }
+            Ok(())
+        })?;
+        let (mut content_type, mut freshness_period, mut final_block_id) = (None, None, None);
+        if let Some(meta) = meta {
+            let order = [tt::CONTENT_TYPE, tt::FRESHNESS_PERIOD, tt::FINAL_BLOCK_ID];
+            walk(Reader::new(meta), &order, 0, |e| {
+                match e.typ {
+                    tt::CONTENT_TYPE => content_type = Some(e.nni()?),
+                    tt::FRESHNESS_PERIOD => freshness_period = Some(e.nni()?),
+                    _ => {
+                        let c = tlv::read_single(e.value)?;
+                        final_block_id = Some(Component::from_element(&c)?);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        Ok(Data {
+            wire,
+            name,
+            content_type,
+            freshness_period,
+            final_block_id,
+            content,
+            signature_info: sig_info.ok_or(DecodeError::Missing(tt::SIGNATURE_INFO))?,
+            signature_value: sig_value.ok_or(DecodeError::Missing(tt::SIGNATURE_VALUE))?,
+        })
+    }
+
+    /// The whole Data TLV.
+    pub fn wire(&self) -> &'a [u8] {
+        self.wire
+    }
+
+    /// The Name.
+    pub fn name(&self) -> NameRef<'a> {
+        self.name
+    }
+
+    /// ContentType as encoded.
+    pub fn content_type(&self) -> Option<u64> {
+        self.content_type
+    }
+
+    /// FreshnessPeriod in milliseconds as encoded; absent means the Data is never fresh.
+    pub fn freshness_period(&self) -> Option<u64> {
+        self.freshness_period
+    }
+
+    /// FinalBlockId.
+    pub fn final_block_id(&self) -> Option<Component<'a>> {
+        self.final_block_id
+    }
+
+    /// TLV-VALUE of Content.
+    pub fn content(&self) -> Option<&'a [u8]> {
+        self.content
+    }
+
+    /// SignatureInfo.
+    pub fn signature_info(&self) -> SignatureInfo<'a> {
+        self.signature_info
+    }
+
+    /// TLV-VALUE of SignatureValue.
+    pub fn signature_value(&self) -> &'a [u8] {
+        self.signature_value
+    }
+
+    /// SHA-256 of the whole Data TLV: the value of the ImplicitSha256DigestComponent that makes
+    /// the Data's full name.
+    pub fn implicit_digest(&self) -> [u8; 32] {
+        sha256(&[self.wire])
+    }
+
+    /// Whether this Data satisfies `interest` by name: the names are equal, or the Interest
+    /// has CanBePrefix and its name is a prefix of the Data name, or the Interest name is the
+    /// Data's full name (ending in the implicit digest). MustBeFresh is not checked: it
+    /// depends on when the Data arrived, which the caller knows.
+    pub fn satisfies(&self, interest: &Interest<'_>) -> bool {
+        let iname = interest.name();
+        if let Some(last) = iname.last() {
+            let n = iname.len();
+            if last.typ() == tt::IMPLICIT_SHA256_DIGEST_COMPONENT && n == self.name.len() + 1 {
+                return iname.prefix(n - 1) == self.name
+                    && last.value() == self.implicit_digest().as_slice();
+            }
+        }
+        if interest.can_be_prefix() {
+            iname.is_prefix_of(self.name)
+        } else {
+            iname == self.name
+        }
+    }
+}
+
+/// Visits the elements read by `r` whose type is listed in `order`, enforcing the order rules:
+/// a listed element at or before the last one seen (the first `seen` count as seen) is out of
+/// order, an unlisted one unknown; both are errors when critical and skipped otherwise.
+fn walk<'a>(
+    r: Reader<'a>,
+    order: &[u32],
+    seen: usize,
+    mut visit: impl FnMut(Element<'a>) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let mut last = seen;
+    for e in r {
+        let e = e?;
+        let critical = is_critical(e.typ);
+        match order.iter().position(|&t| t == e.typ) {
+            Some(i) if i >= last => {
+                last = i + 1;
+                visit(e)?;
+            }
+            Some(_) if critical => return Err(DecodeError::OutOfOrder(e.typ)),
+            None if critical => return Err(DecodeError::UnknownCritical(e.typ)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// How a [`DataBuilder`] signs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataSignature {
+    /// DigestSha256: SignatureInfo `SignatureType=0`, value the SHA-256 of Name through
+    /// SignatureInfo.
+    DigestSha256,
+    /// Given SignatureInfo and SignatureValue TLV-VALUEs (the info must start with a
+    /// SignatureType).
+    Raw {
+        /// TLV-VALUE of SignatureInfo.
+        info: Vec<u8>,
+        /// TLV-VALUE of SignatureValue.
+        value: Vec<u8>,
+    },
+}
+
+/// Owned Data encoder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataBuilder {
+    name: Name,
+    content_type: Option<u64>,
+    freshness_period: Option<u64>,
+    final_block_id: Option<Vec<u8>>,
+    content: Option<Vec<u8>>,
+    signature: DataSignature,
+}
+
+impl DataBuilder {
+    /// A Data named `name`, without MetaInfo or Content, signed with DigestSha256.
+    pub fn new(name: Name) -> Self {
+        Self {
+            name,
+            content_type: None,
+            freshness_period: None,
+            final_block_id: None,
+            content: None,
+            signature: DataSignature::DigestSha256,
+        }
+    }
+
+    /// A builder holding every field of `d`, including its signature bytes.
+    pub fn from_view(d: &Data<'_>) -> Self {
+        Self {
+            name: d.name().to_name(),
+            content_type: d.content_type(),
+            freshness_period: d.freshness_period(),
+            final_block_id: d.final_block_id().map(|c| c.wire().to_vec()),
+            content: d.content().map(<[u8]>::to_vec),
+            signature: DataSignature::Raw {
+                info: d.signature_info().value().to_vec(),
+                value: d.signature_value().to_vec(),
+            },
+        }
+    }
+
+    /// Sets ContentType (written even when it is BLOB).
+    pub fn content_type(mut self, t: u64) -> Self {
+        self.content_type = Some(t);
+        self
+    }
+
+    /// Sets FreshnessPeriod in milliseconds.
+    pub fn freshness_period(mut self, ms: u64) -> Self {
+        self.freshness_period = Some(ms);
+        self
+    }
+
+    /// Sets FinalBlockId.
+    pub fn final_block_id(mut self, c: Component<'_>) -> Self {
+        self.final_block_id = Some(c.wire().to_vec());
+        self
+    }
+
+    /// Sets Content.
+    pub fn content(mut self, v: Vec<u8>) -> Self {
+        self.content = Some(v);
+        self
+    }
+
+    /// Sets the signature.
+    pub fn signature(mut self, s: DataSignature) -> Self {
+        self.signature = s;
+        self
+    }
+
+    /// Encodes the Data. The result always passes [`Data::new_checked`]; the error is the one
+    /// the decoder would report (for example a Raw SignatureInfo without SignatureType).
+    pub fn encode(&self) -> Result<Vec<u8>, DecodeError> {
+        let mut v = Vec::with_capacity(self.content.as_ref().map_or(0, Vec::len) + 128);
+        self.name.as_ref().encode_to(&mut v);
+        let mut meta = Vec::new();
+        if let Some(t) = self.content_type {
+            tlv::write_nni_tlv(&mut meta, tt::CONTENT_TYPE, t);
+        }
+        if let Some(f) = self.freshness_period {
+            tlv::write_nni_tlv(&mut meta, tt::FRESHNESS_PERIOD, f);
+        }
+        if let Some(c) = &self.final_block_id {
+            tlv::write_tlv(&mut meta, tt::FINAL_BLOCK_ID, c);
+        }
+        if !meta.is_empty() {
+            tlv::write_tlv(&mut v, tt::META_INFO, &meta);
+        }
+        if let Some(c) = &self.content {
+            tlv::write_tlv(&mut v, tt::CONTENT, c);
+        }
+        match &self.signature {
+            DataSignature::DigestSha256 => {
+                tlv::write_tlv(&mut v, tt::SIGNATURE_INFO, &digest_sha256_info());
+                let sig = sha256(&[v.as_slice()]);
+                tlv::write_tlv(&mut v, tt::SIGNATURE_VALUE, &sig);
+            }
+            DataSignature::Raw { info, value } => {
+                tlv::write_tlv(&mut v, tt::SIGNATURE_INFO, info);
+                tlv::write_tlv(&mut v, tt::SIGNATURE_VALUE, value);
+            }
+        }
+        let mut out = Vec::with_capacity(tlv::tlv_len(tt::DATA, v.len()));
+        tlv::write_tlv(&mut out, tt::DATA, &v);
+        Data::new_checked(&out)?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+#[path = "data_tests.rs"]
+mod tests;

@@ -1,0 +1,582 @@
+//! Interest packets (packet format v0.3): a checked borrowed view with field offsets, a cheap
+//! re-emit with new guiders (Nonce, InterestLifetime, HopLimit), and an owned builder.
+//!
+//! ```text
+//! Interest = INTEREST-TYPE TLV-LENGTH
+//!              Name                      ; at least one component
+//!              [CanBePrefix] [MustBeFresh] [ForwardingHint]
+//!              [Nonce] [InterestLifetime] [HopLimit]
+//!              [ApplicationParameters [InterestSignatureInfo InterestSignatureValue]]
+//! ```
+//!
+//! Decoding follows the spec's evolvability rules as ndn-cxx applies them: a recognized element
+//! out of order is an error when its type is critical and is ignored otherwise (HopLimit,
+//! ApplicationParameters and the signature elements are non-critical); an unrecognized element
+//! is an error when critical and skipped otherwise. With ApplicationParameters present the name
+//! must hold exactly one ParametersSha256DigestComponent equal to the SHA-256 of the bytes from
+//! ApplicationParameters to the end of the Interest; without them it must hold none.
+
+use core::ops::Range;
+
+use crate::name::{Name, NameRef};
+use crate::signature::{digest_sha256_info, sha256};
+use crate::tlv::{self, is_critical, tt, Reader};
+use crate::DecodeError;
+
+/// InterestLifetime assumed when the element is absent, in milliseconds.
+pub const DEFAULT_LIFETIME_MS: u64 = 4000;
+
+/// TLV-TYPE of the pre-v0.3 ForwardingHint Delegation (`Preference Name`), still accepted.
+const DELEGATION: u32 = 31;
+
+/// Spec position of a recognized Interest element (0: not recognized).
+const fn position(typ: u32) -> u8 {
+    match typ {
+        tt::NAME => 1,
+        tt::CAN_BE_PREFIX => 2,
+        tt::MUST_BE_FRESH => 3,
+        tt::FORWARDING_HINT => 4,
+        tt::NONCE => 5,
+        tt::INTEREST_LIFETIME => 6,
+        tt::HOP_LIMIT => 7,
+        tt::APPLICATION_PARAMETERS => 8,
+        tt::INTEREST_SIGNATURE_INFO => 9,
+        tt::INTEREST_SIGNATURE_VALUE => 10,
+        _ => 0,
+    }
+}
+
+/// A checked, borrowed Interest. All offsets are relative to [`Interest::wire`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interest<'a> {
+    wire: &'a [u8],
+    name: NameRef<'a>,
+    name_end: usize,
+    can_be_prefix: bool,
+    must_be_fresh: bool,
+    forwarding_hint: Option<&'a [u8]>,
+    nonce: Option<(usize, usize)>,
+    lifetime: Option<(usize, usize, u64)>,
+    hop_limit: Option<(usize, usize)>,
+    params: Option<(usize, &'a [u8])>,
+    signature_info: Option<&'a [u8]>,
+    signature_value: Option<&'a [u8]>,
+}
+
+impl<'a> Interest<'a> {
+    /// Checks that `wire` is exactly one valid Interest TLV.
+    pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
+        let outer = tlv::read_single(wire)?;
+        if outer.typ != tt::INTEREST {
+            return Err(DecodeError::UnexpectedType(outer.typ));
+        }
+        let base = outer.value_start;
+        let mut r = Reader::new(outer.value);
+        let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
+        let name = NameRef::new_checked(name_el.value)?;
+        if name.is_empty() {
+            return Err(DecodeError::Invalid(tt::NAME));
+        }
+        let mut it = Interest {
+            wire,
+            name,
+            name_end: base + name_el.end(),
+            can_be_prefix: false,
+            must_be_fresh: false,
+            forwarding_hint: None,
+            nonce: None,
+            lifetime: None,
+            hop_limit: None,
+            params: None,
+            signature_info: None,
+            signature_value: None,
+        };
+        let mut last = 1u8;
+        while !r.is_empty() {
+            let e = r.read()?;
+            let pos = position(e.typ);
+            let (start, end) = (base + e.start, base + e.end());
+            if pos == 0 {
+                if is_critical(e.typ) {
+                    return Err(DecodeError::UnknownCritical(e.typ));
+                }
+                continue;
+            }
+            // Out of order, or a signature element not right after its predecessor.
+            if pos <= last || (pos >= 9 && last != pos - 1) {
+                if is_critical(e.typ) {
+                    return Err(DecodeError::OutOfOrder(e.typ));
+                }
+                continue;
+            }
+            last = pos;
+            match e.typ {
+                tt::CAN_BE_PREFIX | tt::MUST_BE_FRESH if !e.value.is_empty() => {
+                    return Err(DecodeError::Invalid(e.typ))
+                }
+                tt::CAN_BE_PREFIX => it.can_be_prefix = true,
+                tt::MUST_BE_FRESH => it.must_be_fresh = true,
+                tt::FORWARDING_HINT => {
+                    check_forwarding_hint(e.value)?;
+                    it.forwarding_hint = Some(e.value);
+                }
+                tt::NONCE if e.value.len() != 4 => return Err(DecodeError::Invalid(tt::NONCE)),
+                tt::NONCE => it.nonce = Some((start, end)),
+                tt::INTEREST_LIFETIME => it.lifetime = Some((start, end, e.nni()?)),
+                tt::HOP_LIMIT if e.value.len() != 1 => {
+                    return Err(DecodeError::Invalid(tt::HOP_LIMIT))
+                }
+                tt::HOP_LIMIT => it.hop_limit = Some((start, end)),
+                tt::APPLICATION_PARAMETERS => it.params = Some((start, e.value)),
+                tt::INTEREST_SIGNATURE_INFO => it.signature_info = Some(e.value),
+                _ => it.signature_value = Some(e.value),
+            }
+        }
+        it.check_parameters_digest()?;
+        Ok(it)
+    }
+
+    fn check_parameters_digest(&self) -> Result<(), DecodeError> {
+        let bad = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+        let mut digests = self
+            .name
+            .components()
+            .filter(|c| c.typ() == tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+        match (self.params, digests.next(), digests.next()) {
+            (None, None, _) => Ok(()),
+            (Some((start, _)), Some(d), None) => {
+                let covered = self.wire.get(start..).ok_or(bad)?;
+                if sha256(&[covered]) == d.value() {
+                    Ok(())
+                } else {
+                    Err(bad)
+                }
+            }
+            _ => Err(bad),
+        }
+    }
+
+    /// The whole Interest TLV.
+    pub fn wire(&self) -> &'a [u8] {
+        self.wire
+    }
+
+    /// The Name (at least one component).
+    pub fn name(&self) -> NameRef<'a> {
+        self.name
+    }
+
+    /// The whole Name TLV, for copying without re-encoding.
+    pub fn name_wire(&self) -> &'a [u8] {
+        let start = self.name_end - self.name.encoded_len();
+        self.wire.get(start..self.name_end).unwrap_or_default()
+    }
+
+    /// CanBePrefix.
+    pub fn can_be_prefix(&self) -> bool {
+        self.can_be_prefix
+    }
+
+    /// MustBeFresh.
+    pub fn must_be_fresh(&self) -> bool {
+        self.must_be_fresh
+    }
+
+    /// True when a ForwardingHint element is present (possibly with no names).
+    pub fn has_forwarding_hint(&self) -> bool {
+        self.forwarding_hint.is_some()
+    }
+
+    /// The ForwardingHint names, in order (empty when absent).
+    pub fn forwarding_hint(&self) -> ForwardingHint<'a> {
+        ForwardingHint {
+            reader: Reader::new(self.forwarding_hint.unwrap_or_default()),
+        }
+    }
+
+    /// Nonce, as the four bytes on the wire (python-ndn shows them as a big-endian integer).
+    pub fn nonce(&self) -> Option<[u8; 4]> {
+        let v = self.nonce_offset()?;
+        self.wire.get(v..v + 4)?.try_into().ok()
+    }
+
+    /// Offset of the Nonce TLV-VALUE (4 bytes), for rewriting in place.
+    pub fn nonce_offset(&self) -> Option<usize> {
+        self.nonce.map(|(_, end)| end - 4)
+    }
+
+    /// InterestLifetime as encoded, in milliseconds.
+    pub fn lifetime(&self) -> Option<u64> {
+        self.lifetime.map(|(_, _, v)| v)
+    }
+
+    /// InterestLifetime in milliseconds, [`DEFAULT_LIFETIME_MS`] when absent.
+    pub fn lifetime_ms(&self) -> u64 {
+        self.lifetime().unwrap_or(DEFAULT_LIFETIME_MS)
+    }
+
+    /// Byte range of the whole InterestLifetime element (its value is a NonNegativeInteger of
+    /// 1, 2, 4 or 8 bytes: an in-place rewrite must keep that length).
+    pub fn lifetime_range(&self) -> Option<Range<usize>> {
+        self.lifetime.map(|(s, e, _)| s..e)
+    }
+
+    /// HopLimit.
+    pub fn hop_limit(&self) -> Option<u8> {
+        self.wire.get(self.hop_limit_offset()?).copied()
+    }
+
+    /// Offset of the one-byte HopLimit value, for decrementing in place.
+    pub fn hop_limit_offset(&self) -> Option<usize> {
+        self.hop_limit.map(|(_, end)| end - 1)
+    }
+
+    /// TLV-VALUE of ApplicationParameters.
+    pub fn app_params(&self) -> Option<&'a [u8]> {
+        self.params.map(|(_, v)| v)
+    }
+
+    /// The bytes covered by the ParametersSha256DigestComponent: from the ApplicationParameters
+    /// element to the end of the Interest.
+    pub fn params_range(&self) -> Option<Range<usize>> {
+        self.params.map(|(s, _)| s..self.wire.len())
+    }
+
+    /// TLV-VALUE of InterestSignatureInfo, byte for byte (see
+    /// [`SignatureInfo`](crate::signature::SignatureInfo) to read it).
+    pub fn signature_info(&self) -> Option<&'a [u8]> {
+        self.signature_info
+    }
+
+    /// TLV-VALUE of InterestSignatureValue.
+    pub fn signature_value(&self) -> Option<&'a [u8]> {
+        self.signature_value
+    }
+
+    /// Appends a copy of this Interest with new guiders. The Name, ForwardingHint, parameters and
+    /// any unrecognized elements are copied verbatim; a guider set in `g` replaces the present
+    /// element or is inserted at its spec position; a guider left `None` is kept as it is.
+    pub fn write_with_guiders(&self, g: &Guiders, out: &mut Vec<u8>) {
+        let end = self.wire.len();
+        let params = self.params.map(|(s, _)| s);
+        let hop_at = self.hop_limit.map(|(s, _)| s).or(params).unwrap_or(end);
+        let life_at = self.lifetime.map(|(s, _, _)| s).unwrap_or(hop_at);
+        let span = |present: Option<(usize, usize)>, at: usize| present.unwrap_or((at, at));
+        let edits = [
+            (span(self.nonce, life_at), g.nonce.map(Guider::Nonce)),
+            (
+                span(self.lifetime.map(|(s, e, _)| (s, e)), hop_at),
+                g.lifetime_ms.map(Guider::Lifetime),
+            ),
+            (
+                span(self.hop_limit, hop_at),
+                g.hop_limit.map(Guider::HopLimit),
+            ),
+        ];
+        let value_start = self.name_end - self.name.encoded_len();
+        let mut len = end - value_start;
+        for ((s, e), new) in &edits {
+            if let Some(new) = new {
+                len = len + new.encoded_len() - (e - s);
+            }
+        }
+        tlv::write_header(out, tt::INTEREST, len);
+        let mut copied = value_start;
+        for ((s, e), new) in &edits {
+            if let Some(new) = new {
+                out.extend_from_slice(self.wire.get(copied..*s).unwrap_or_default());
+                new.write(out);
+                copied = *e;
+            }
+        }
+        out.extend_from_slice(self.wire.get(copied..).unwrap_or_default());
+    }
+}
+
+/// New guider values for [`Interest::write_with_guiders`]; `None` keeps the packet's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Guiders {
+    /// New Nonce.
+    pub nonce: Option<[u8; 4]>,
+    /// New InterestLifetime in milliseconds.
+    pub lifetime_ms: Option<u64>,
+    /// New HopLimit.
+    pub hop_limit: Option<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Guider {
+    Nonce([u8; 4]),
+    Lifetime(u64),
+    HopLimit(u8),
+}
+
+impl Guider {
+    fn encoded_len(&self) -> usize {
+        match self {
+            Self::Nonce(_) => 6,
+            Self::Lifetime(v) => tlv::tlv_len(tt::INTEREST_LIFETIME, tlv::nni_len(*v)),
+            Self::HopLimit(_) => 3,
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Nonce(n) => tlv::write_tlv(out, tt::NONCE, n),
+            Self::Lifetime(v) => tlv::write_nni_tlv(out, tt::INTEREST_LIFETIME, *v),
+            Self::HopLimit(h) => tlv::write_tlv(out, tt::HOP_LIMIT, &[*h]),
+        }
+    }
+}
+
+fn check_forwarding_hint(value: &[u8]) -> Result<(), DecodeError> {
+    for e in Reader::new(value) {
+        let e = e?;
+        match e.typ {
+            tt::NAME => {
+                NameRef::new_checked(e.value)?;
+            }
+            DELEGATION => {
+                let name = e
+                    .children()
+                    .find(|c| c.as_ref().map_or(true, |c| c.typ == tt::NAME))
+                    .ok_or(DecodeError::Missing(tt::NAME))??;
+                NameRef::new_checked(name.value)?;
+            }
+            t if is_critical(t) => return Err(DecodeError::UnknownCritical(t)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Iterator over the names of a checked ForwardingHint (v0.3 Names, or the Name inside each
+/// pre-v0.3 Delegation).
+#[derive(Debug, Clone)]
+pub struct ForwardingHint<'a> {
+    reader: Reader<'a>,
+}
+
+impl<'a> Iterator for ForwardingHint<'a> {
+    type Item = NameRef<'a>;
+
+    fn next(&mut self) -> Option<NameRef<'a>> {
+        // The hint was checked on construction; `ok()` keeps this panic-free.
+        loop {
+            let e = self.reader.next()?.ok()?;
+            let name = match e.typ {
+                tt::NAME => e,
+                DELEGATION => e.children().flatten().find(|c| c.typ == tt::NAME)?,
+                _ => continue,
+            };
+            return NameRef::new_checked(name.value).ok();
+        }
+    }
+}
+
+/// How an [`InterestBuilder`] signs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InterestSignature {
+    /// DigestSha256: InterestSignatureInfo `SignatureType=0`, value the SHA-256 of the name
+    /// components (without the ParametersSha256DigestComponent) and of the elements from
+    /// ApplicationParameters through InterestSignatureInfo.
+    DigestSha256,
+    /// Given InterestSignatureInfo and (optionally) InterestSignatureValue TLV-VALUEs.
+    Raw {
+        /// TLV-VALUE of InterestSignatureInfo.
+        info: Vec<u8>,
+        /// TLV-VALUE of InterestSignatureValue.
+        value: Option<Vec<u8>>,
+    },
+}
+
+/// Owned Interest encoder. With parameters or a signature, the ParametersSha256DigestComponent
+/// is computed: it replaces the one already in the name, or is appended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterestBuilder {
+    name: Name,
+    can_be_prefix: bool,
+    must_be_fresh: bool,
+    forwarding_hint: Option<Vec<Name>>,
+    nonce: Option<[u8; 4]>,
+    lifetime_ms: Option<u64>,
+    hop_limit: Option<u8>,
+    app_params: Option<Vec<u8>>,
+    signature: Option<InterestSignature>,
+}
+
+impl InterestBuilder {
+    /// An Interest for `name` with no optional element.
+    pub fn new(name: Name) -> Self {
+        Self {
+            name,
+            can_be_prefix: false,
+            must_be_fresh: false,
+            forwarding_hint: None,
+            nonce: None,
+            lifetime_ms: None,
+            hop_limit: None,
+            app_params: None,
+            signature: None,
+        }
+    }
+
+    /// A builder holding every field of `i` (unrecognized elements are not kept).
+    pub fn from_view(i: &Interest<'_>) -> Self {
+        let signature = i.signature_info().map(|info| InterestSignature::Raw {
+            info: info.to_vec(),
+            value: i.signature_value().map(<[u8]>::to_vec),
+        });
+        Self {
+            name: i.name().to_name(),
+            can_be_prefix: i.can_be_prefix(),
+            must_be_fresh: i.must_be_fresh(),
+            forwarding_hint: i
+                .has_forwarding_hint()
+                .then(|| i.forwarding_hint().map(|n| n.to_name()).collect()),
+            nonce: i.nonce(),
+            lifetime_ms: i.lifetime(),
+            hop_limit: i.hop_limit(),
+            app_params: i.app_params().map(<[u8]>::to_vec),
+            signature,
+        }
+    }
+
+    /// Sets CanBePrefix.
+    pub fn can_be_prefix(mut self, v: bool) -> Self {
+        self.can_be_prefix = v;
+        self
+    }
+
+    /// Sets MustBeFresh.
+    pub fn must_be_fresh(mut self, v: bool) -> Self {
+        self.must_be_fresh = v;
+        self
+    }
+
+    /// Sets the ForwardingHint names (v0.3 form).
+    pub fn forwarding_hint(mut self, names: Vec<Name>) -> Self {
+        self.forwarding_hint = Some(names);
+        self
+    }
+
+    /// Sets the Nonce.
+    pub fn nonce(mut self, n: [u8; 4]) -> Self {
+        self.nonce = Some(n);
+        self
+    }
+
+    /// Sets InterestLifetime (written even when it equals the default).
+    pub fn lifetime_ms(mut self, ms: u64) -> Self {
+        self.lifetime_ms = Some(ms);
+        self
+    }
+
+    /// Sets HopLimit.
+    pub fn hop_limit(mut self, h: u8) -> Self {
+        self.hop_limit = Some(h);
+        self
+    }
+
+    /// Sets ApplicationParameters.
+    pub fn app_params(mut self, v: Vec<u8>) -> Self {
+        self.app_params = Some(v);
+        self
+    }
+
+    /// Signs; without parameters an empty ApplicationParameters is added, as the spec requires.
+    pub fn signature(mut self, s: InterestSignature) -> Self {
+        self.signature = Some(s);
+        self
+    }
+
+    /// Encodes the Interest. The result always passes [`Interest::new_checked`]; the error is the
+    /// one the decoder would report (for example an empty name, or a name that carries a
+    /// ParametersSha256DigestComponent while there are no parameters).
+    pub fn encode(&self) -> Result<Vec<u8>, DecodeError> {
+        let bad_digest = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+        let params = match (&self.app_params, &self.signature) {
+            (Some(p), _) => Some(p.as_slice()),
+            (None, Some(_)) => Some(&[][..]),
+            (None, None) => None,
+        };
+        // Name value, with room for the digest; `digest_at` is its value offset in the name.
+        let mut name = self.name.value().to_vec();
+        let mut digest_at = None;
+        for c in self.name.as_ref().components() {
+            if c.typ() == tt::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                if digest_at.is_some() || params.is_none() {
+                    return Err(bad_digest);
+                }
+                let offset = c.value().as_ptr() as usize - self.name.value().as_ptr() as usize;
+                digest_at = Some(offset);
+            }
+        }
+        if params.is_some() && digest_at.is_none() {
+            tlv::write_tlv(&mut name, tt::PARAMETERS_SHA256_DIGEST_COMPONENT, &[0; 32]);
+            digest_at = Some(name.len() - 32);
+        }
+
+        let mut v = Vec::with_capacity(name.len() + 64 + params.map_or(0, |p| p.len() + 80));
+        tlv::write_tlv(&mut v, tt::NAME, &name);
+        let name_value_start = v.len() - name.len();
+        if self.can_be_prefix {
+            tlv::write_tlv(&mut v, tt::CAN_BE_PREFIX, &[]);
+        }
+        if self.must_be_fresh {
+            tlv::write_tlv(&mut v, tt::MUST_BE_FRESH, &[]);
+        }
+        if let Some(hint) = &self.forwarding_hint {
+            let len = hint.iter().map(|n| n.as_ref().encoded_len()).sum();
+            tlv::write_header(&mut v, tt::FORWARDING_HINT, len);
+            hint.iter().for_each(|n| n.as_ref().encode_to(&mut v));
+        }
+        if let Some(n) = self.nonce {
+            Guider::Nonce(n).write(&mut v);
+        }
+        if let Some(ms) = self.lifetime_ms {
+            Guider::Lifetime(ms).write(&mut v);
+        }
+        if let Some(h) = self.hop_limit {
+            Guider::HopLimit(h).write(&mut v);
+        }
+        if let (Some(p), Some(digest_at)) = (params, digest_at) {
+            let params_start = v.len();
+            tlv::write_tlv(&mut v, tt::APPLICATION_PARAMETERS, p);
+            match &self.signature {
+                Some(InterestSignature::DigestSha256) => {
+                    tlv::write_tlv(&mut v, tt::INTEREST_SIGNATURE_INFO, &digest_sha256_info());
+                    let digest_comp = name_value_start + digest_at - 2;
+                    let parts = [
+                        v.get(name_value_start..digest_comp).unwrap_or_default(),
+                        v.get(digest_comp + 34..name_value_start + name.len())
+                            .unwrap_or_default(),
+                        v.get(params_start..).unwrap_or_default(),
+                    ];
+                    let sig = sha256(&parts);
+                    tlv::write_tlv(&mut v, tt::INTEREST_SIGNATURE_VALUE, &sig);
+                }
+                Some(InterestSignature::Raw { info, value }) => {
+                    tlv::write_tlv(&mut v, tt::INTEREST_SIGNATURE_INFO, info);
+                    if let Some(value) = value {
+                        tlv::write_tlv(&mut v, tt::INTEREST_SIGNATURE_VALUE, value);
+                    }
+                }
+                None => {}
+            }
+            let digest = sha256(&[v.get(params_start..).unwrap_or_default()]);
+            let at = name_value_start + digest_at;
+            v.get_mut(at..at + 32)
+                .ok_or(bad_digest)?
+                .copy_from_slice(&digest);
+        }
+        let mut out = Vec::with_capacity(tlv::tlv_len(tt::INTEREST, v.len()));
+        tlv::write_tlv(&mut out, tt::INTEREST, &v);
+        Interest::new_checked(&out)?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+#[path = "interest_tests.rs"]
+mod tests;

@@ -1,0 +1,270 @@
+use super::*;
+use crate::fixtures::{INTEREST_FULL, INTEREST_PARAMS, INTEREST_SIGNED};
+use crate::signature::{sig_type, SignatureInfo};
+
+fn n(uri: &str) -> Name {
+    Name::from_uri(uri).unwrap()
+}
+
+/// Wraps `value` in an Interest TLV.
+fn interest(value: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    tlv::write_tlv(&mut out, tt::INTEREST, value);
+    out
+}
+
+/// The signed portion of a signed Interest, recomputed from the view (the test's reference).
+fn signed_portion_digest(i: &Interest<'_>) -> [u8; 32] {
+    let comps: Vec<u8> = i
+        .name()
+        .components()
+        .filter(|c| c.typ() != tt::PARAMETERS_SHA256_DIGEST_COMPONENT)
+        .flat_map(|c| c.wire().to_vec())
+        .collect();
+    let start = i.params_range().unwrap().start;
+    let info = i.signature_info().unwrap();
+    let end = info.as_ptr() as usize - i.wire().as_ptr() as usize + info.len();
+    sha256(&[&comps, &i.wire()[start..end]])
+}
+
+#[test]
+fn decodes_python_ndn_interest_with_every_guider() {
+    let i = Interest::new_checked(&INTEREST_FULL).unwrap();
+    assert_eq!(i.name().to_string(), "/a/b");
+    assert_eq!(i.name_wire(), &INTEREST_FULL[2..10]);
+    assert!(i.can_be_prefix() && i.must_be_fresh());
+    let hint: Vec<String> = i.forwarding_hint().map(|h| h.to_string()).collect();
+    assert_eq!(hint, ["/hint"]);
+    assert_eq!(i.nonce(), Some([1, 2, 3, 4]));
+    assert_eq!(
+        &INTEREST_FULL[i.nonce_offset().unwrap()..][..4],
+        &[1, 2, 3, 4]
+    );
+    assert_eq!((i.lifetime(), i.lifetime_ms()), (Some(8000), 8000));
+    assert_eq!(
+        &INTEREST_FULL[i.lifetime_range().unwrap()],
+        &[0x0c, 0x02, 0x1f, 0x40]
+    );
+    assert_eq!(i.hop_limit(), Some(32));
+    assert_eq!(i.hop_limit_offset(), Some(INTEREST_FULL.len() - 1));
+    assert_eq!((i.app_params(), i.signature_info()), (None, None));
+}
+
+#[test]
+fn builder_reproduces_python_ndn_bytes() {
+    let full = InterestBuilder::new(n("/a/b"))
+        .can_be_prefix(true)
+        .must_be_fresh(true)
+        .forwarding_hint(vec![n("/hint")])
+        .nonce([1, 2, 3, 4])
+        .lifetime_ms(8000)
+        .hop_limit(32)
+        .encode()
+        .unwrap();
+    assert_eq!(full, INTEREST_FULL);
+    let params = InterestBuilder::new(n("/a"))
+        .nonce([0xa0, 0xb0, 0xc0, 0xd0])
+        .app_params(vec![1, 2])
+        .encode()
+        .unwrap();
+    assert_eq!(params, INTEREST_PARAMS);
+    // A signed Interest rebuilt from its view keeps the signature bytes and the digest.
+    let signed = Interest::new_checked(&INTEREST_SIGNED).unwrap();
+    assert_eq!(
+        InterestBuilder::from_view(&signed).encode().unwrap(),
+        INTEREST_SIGNED
+    );
+}
+
+#[test]
+fn parameters_digest_is_checked() {
+    let i = Interest::new_checked(&INTEREST_PARAMS).unwrap();
+    assert_eq!(i.app_params(), Some(&[1u8, 2][..]));
+    assert_eq!(i.params_range(), Some(47..51));
+    assert_eq!(i.lifetime_ms(), DEFAULT_LIFETIME_MS);
+    let bad = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+    // One flipped parameter byte, then one flipped digest byte.
+    let mut wire = INTEREST_PARAMS;
+    wire[50] ^= 1;
+    assert_eq!(Interest::new_checked(&wire), Err(bad));
+    let mut wire = INTEREST_PARAMS;
+    wire[20] ^= 1;
+    assert_eq!(Interest::new_checked(&wire), Err(bad));
+    // A digest component without parameters, and two digest components.
+    let no_params = interest(&INTEREST_PARAMS[2..47]);
+    assert_eq!(Interest::new_checked(&no_params), Err(bad));
+    let digest = n("/a").push_typed(2, &[0; 32]).unwrap();
+    let two = digest.clone().push_typed(2, &[0; 32]).unwrap();
+    assert_eq!(
+        InterestBuilder::new(two).app_params(vec![]).encode(),
+        Err(bad)
+    );
+    assert_eq!(InterestBuilder::new(digest.clone()).encode(), Err(bad));
+    // A digest component already in the name (not last) is filled in place.
+    let mid = digest.push("z");
+    let wire = InterestBuilder::new(mid)
+        .app_params(vec![9])
+        .encode()
+        .unwrap();
+    let i = Interest::new_checked(&wire).unwrap();
+    assert_eq!(i.name().len(), 3);
+    assert_eq!(i.name().get(2).unwrap().value(), b"z");
+}
+
+#[test]
+fn signed_interests() {
+    let i = Interest::new_checked(&INTEREST_SIGNED).unwrap();
+    let info = SignatureInfo::new_checked(i.signature_info().unwrap()).unwrap();
+    assert_eq!(info.sig_type(), sig_type::DIGEST_SHA256);
+    assert_eq!(i.signature_value().unwrap(), signed_portion_digest(&i));
+    // Our DigestSha256 signer, with and without explicit parameters.
+    for params in [None, Some(vec![7, 7])] {
+        let mut b = InterestBuilder::new(n("/sign/me")).nonce([9; 4]);
+        if let Some(p) = params.clone() {
+            b = b.app_params(p);
+        }
+        let wire = b
+            .signature(InterestSignature::DigestSha256)
+            .encode()
+            .unwrap();
+        let i = Interest::new_checked(&wire).unwrap();
+        assert_eq!(i.app_params(), Some(params.as_deref().unwrap_or_default()));
+        assert_eq!(i.signature_info(), Some(&[27u8, 1, 0][..]));
+        assert_eq!(i.signature_value().unwrap(), signed_portion_digest(&i));
+    }
+}
+
+#[test]
+fn element_order_and_criticality() {
+    let name = [7u8, 3, 8, 1, b'x'];
+    let with = |rest: &[u8]| interest(&[&name[..], rest].concat());
+    // Unknown non-critical elements are skipped anywhere; critical ones are errors.
+    let ok = with(&[200, 1, 0, 10, 4, 1, 2, 3, 4, 202, 0]);
+    assert_eq!(
+        Interest::new_checked(&ok).unwrap().nonce(),
+        Some([1, 2, 3, 4])
+    );
+    assert_eq!(
+        Interest::new_checked(&with(&[13, 0])),
+        Err(DecodeError::UnknownCritical(13))
+    );
+    assert_eq!(
+        Interest::new_checked(&with(&[201, 0])),
+        Err(DecodeError::UnknownCritical(201))
+    );
+    // Recognized critical element out of order or repeated.
+    let e = with(&[10, 4, 1, 2, 3, 4, 18, 0]);
+    assert_eq!(Interest::new_checked(&e), Err(DecodeError::OutOfOrder(18)));
+    let e = with(&[33, 0, 33, 0]);
+    assert_eq!(Interest::new_checked(&e), Err(DecodeError::OutOfOrder(33)));
+    assert_eq!(
+        Interest::new_checked(&with(&[7, 0])),
+        Err(DecodeError::OutOfOrder(7))
+    );
+    // Non-critical HopLimit out of order is ignored: the first one counts.
+    let i = with(&[34, 1, 5, 34, 1, 6]);
+    assert_eq!(Interest::new_checked(&i).unwrap().hop_limit(), Some(5));
+    // Signature elements without ApplicationParameters are ignored.
+    let i = with(&[44, 3, 27, 1, 0]);
+    assert_eq!(Interest::new_checked(&i).unwrap().signature_info(), None);
+}
+
+#[test]
+fn malformed_fields() {
+    let name = [7u8, 3, 8, 1, b'x'];
+    let with = |rest: &[u8]| interest(&[&name[..], rest].concat());
+    let cases: [(&[u8], DecodeError); 7] = [
+        (&[33, 1, 0], DecodeError::Invalid(33)),
+        (&[18, 1, 0], DecodeError::Invalid(18)),
+        (&[10, 3, 1, 2, 3], DecodeError::Invalid(10)),
+        (&[12, 3, 0, 0, 1], DecodeError::BadNonNegativeInteger),
+        (&[34, 2, 0, 1], DecodeError::Invalid(34)),
+        (&[30, 2, 13, 0], DecodeError::UnknownCritical(13)),
+        (&[30, 3, 7, 2, 8, 5], DecodeError::Truncated),
+    ];
+    for (rest, err) in cases {
+        assert_eq!(Interest::new_checked(&with(rest)), Err(err), "{rest:?}");
+    }
+    assert_eq!(
+        Interest::new_checked(&interest(&[7, 0])),
+        Err(DecodeError::Invalid(7))
+    );
+    assert_eq!(
+        Interest::new_checked(&interest(&[10, 0])),
+        Err(DecodeError::Missing(7))
+    );
+    assert_eq!(
+        Interest::new_checked(&[6, 0]),
+        Err(DecodeError::UnexpectedType(6))
+    );
+    assert_eq!(
+        Interest::new_checked(&[&INTEREST_FULL[..], &[0]].concat()),
+        Err(DecodeError::TrailingBytes)
+    );
+    assert_eq!(
+        Interest::new_checked(&INTEREST_FULL[..36]),
+        Err(DecodeError::Truncated)
+    );
+    assert_eq!(
+        InterestBuilder::new(Name::new()).encode(),
+        Err(DecodeError::Invalid(7))
+    );
+}
+
+#[test]
+fn forwarding_hint_accepts_delegations() {
+    // ForwardingHint { Delegation { Preference 1, Name /d }, Name /e, 200 (skipped) }
+    let fh = [
+        30, 17, 31, 8, 30, 1, 1, 7, 3, 8, 1, b'd', 7, 3, 8, 1, b'e', 200, 0,
+    ];
+    let mut value = vec![7, 3, 8, 1, b'x'];
+    value.extend_from_slice(&fh);
+    let wire = interest(&value);
+    let i = Interest::new_checked(&wire).unwrap();
+    let hint: Vec<String> = i.forwarding_hint().map(|h| h.to_string()).collect();
+    assert_eq!(hint, ["/d", "/e"]);
+    // A Delegation without a Name is invalid.
+    let wire = interest(&[7, 3, 8, 1, b'x', 30, 5, 31, 3, 30, 1, 1]);
+    assert_eq!(Interest::new_checked(&wire), Err(DecodeError::Missing(7)));
+}
+
+#[test]
+fn guiders_rewrite_without_touching_the_rest() {
+    let i = Interest::new_checked(&INTEREST_FULL).unwrap();
+    let mut out = Vec::new();
+    i.write_with_guiders(&Guiders::default(), &mut out);
+    assert_eq!(out, INTEREST_FULL);
+
+    let g = Guiders {
+        nonce: Some([9, 9, 9, 9]),
+        lifetime_ms: Some(100),
+        hop_limit: Some(31),
+    };
+    out.clear();
+    i.write_with_guiders(&g, &mut out);
+    let j = Interest::new_checked(&out).unwrap();
+    assert_eq!(j.nonce(), Some([9; 4]));
+    assert_eq!((j.lifetime(), j.hop_limit()), (Some(100), Some(31)));
+    assert_eq!(j.name_wire(), i.name_wire());
+    assert!(j.can_be_prefix() && j.must_be_fresh() && j.has_forwarding_hint());
+    assert_eq!(out.len(), INTEREST_FULL.len() - 1); // the lifetime NNI shrank by one byte
+
+    // Inserting every guider into an Interest with parameters keeps the digest valid.
+    let p = Interest::new_checked(&INTEREST_PARAMS).unwrap();
+    out.clear();
+    p.write_with_guiders(&g, &mut out);
+    let q = Interest::new_checked(&out).unwrap();
+    assert_eq!(
+        (q.nonce(), q.lifetime(), q.hop_limit()),
+        (Some([9; 4]), Some(100), Some(31))
+    );
+    assert_eq!(q.app_params(), p.app_params());
+    let expect = InterestBuilder::new(p.name().to_name())
+        .nonce([9; 4])
+        .lifetime_ms(100)
+        .hop_limit(31)
+        .app_params(vec![1, 2])
+        .encode()
+        .unwrap();
+    assert_eq!(out, expect);
+}
