@@ -1,0 +1,246 @@
+//! Incoming Data: find the PIT entries it satisfies, collect downstreams, and turn the exact
+//! entry into the CS entry.
+//!
+//! Which entries a Data matches:
+//! - **With a valid token** (ours, live generation, the entry holds a PIT part, and the name
+//!   check passes: same name, or the entry's name is a prefix and it has CanBePrefix
+//!   in-records, or the entry's name is the Data's full name with implicit digest): that entry,
+//!   plus the entry of the Data name under the token entry's forwarding hint, if it has PIT
+//!   parts. O(1) lookups.
+//! - **Otherwise** (no token, wrong length, forged, stale, or failed name check): the entry of
+//!   the Data name without forwarding hint; every proper prefix of the name holding CanBePrefix
+//!   in-records (only walked while such entries exist); and the full-name entry (only hashed
+//!   while digest Interests are pending).
+//!
+//! Both PIT parts (MustBeFresh 0 and 1) of a matched entry are satisfied: Data from upstream
+//! counts as fresh. A prefix match satisfies only the CanBePrefix in-records. Downstreams are
+//! the satisfied in-records that have not expired, ingress face excluded, one per face.
+//! Solicited Data (at least one in-record satisfied) is cached under the Data name (+ forwarding
+//! hint) and indexed by indirect entries under the prefix names it satisfied; unsolicited Data
+//! goes through the unsolicited policy.
+
+use ndn_packet::tlv::{self, tt};
+use ndn_packet::{FaceId, NameRef};
+use sha2::{Digest, Sha256};
+
+use crate::api::{DataInfo, DataOutcome, Downstream};
+use crate::entry::{key_hash, PccEntry};
+use crate::list::NIL;
+use crate::pcct::{Pcct, Relation};
+use crate::records::Recs;
+use crate::token::PitToken;
+
+/// SHA-256 of a Data TLV: its implicit digest.
+pub(crate) fn sha256(wire: &[u8]) -> [u8; 32] {
+    Sha256::digest(wire).into()
+}
+
+impl Pcct {
+    /// Incoming Data from `in_face` carrying `token` (our PIT token, if the upstream echoed
+    /// one). Appends the downstreams to send it to to `out` (without allocating once `out` has
+    /// capacity) and caches it; see the module docs for the matching rules.
+    pub fn on_data(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        token: Option<&[u8]>,
+        face_is_local: bool,
+        out: &mut Vec<Downstream>,
+    ) -> DataOutcome {
+        let start = out.len();
+        let n = d.hashes.components();
+        let id = d.hashes.id128(n).unwrap_or(0);
+        let mut digest = d.digest;
+        let mut matched = core::mem::take(&mut self.matched);
+        matched.clear();
+        let mut fh = None;
+        if token.is_some() {
+            let found = token
+                .and_then(|t| PitToken::from_bytes(t).ok())
+                .and_then(|t| self.token_key(t))
+                .and_then(|k| Some((k, self.token_relation(k, d, n, id, &mut digest)?)));
+            match found {
+                Some((k, rel)) => {
+                    fh = self.keys.get(k).and_then(PccEntry::fh);
+                    matched.push((k, rel));
+                }
+                None => self.counters.token_miss += 1,
+            }
+        }
+        let via_token = !matched.is_empty();
+        // An exact token match is the key of (Data name, its hint): no bucket access needed.
+        let exact = match matched.first() {
+            Some(&(k, Relation::Exact)) => Some(k),
+            _ => self.find_key(key_hash(id as u64, fh), id, fh),
+        };
+        if let Some(e) = exact {
+            let pending = self.keys.get(e).is_some_and(PccEntry::has_pit);
+            if pending && !matched.iter().any(|&(k, _)| k == e) {
+                matched.push((e, Relation::Exact));
+            }
+        }
+        if !via_token {
+            if self.cbp_pending > 0 {
+                for i in 0..n {
+                    let k = self.find_prefix(d.hashes, i, None);
+                    if let Some(k) = k.filter(|&k| self.has_cbp_part(k)) {
+                        matched.push((k, Relation::Prefix));
+                    }
+                }
+            }
+            if self.digest_pending > 0 {
+                let k = self
+                    .digest_name_id(d, &mut digest)
+                    .and_then(|dig_id| self.find_key(dig_id as u64, dig_id, None));
+                if let Some(k) = k.filter(|&k| self.keys.get(k).is_some_and(PccEntry::has_pit)) {
+                    matched.push((k, Relation::Digest));
+                }
+            }
+        }
+
+        let mut parts = 0u32;
+        for &(k, rel) in &matched {
+            let Some(pits) = self.keys.get(k).map(|e| e.pit) else {
+                continue;
+            };
+            for p in pits.into_iter().filter(|&p| p != NIL) {
+                parts += u32::from(self.satisfy_part(now, p, rel, in_face, start, out));
+            }
+        }
+        let solicited = parts > 0;
+        self.counters.unsolicited += u64::from(!solicited);
+
+        let mut cached = false;
+        let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
+        if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
+            let ncomps = u16::try_from(n).unwrap_or(u16::MAX);
+            let key = exact.or_else(|| self.insert_key(PccEntry::new(id, fh, ncomps, false)));
+            match key {
+                Some(k) => {
+                    if let Some(c) = self.cs_store(now, k, d, digest) {
+                        cached = true;
+                        for &(p, rel) in &matched {
+                            if rel == Relation::Prefix {
+                                self.cs_attach_indirect(p, c);
+                            }
+                        }
+                    }
+                    self.maybe_free_key(k);
+                }
+                None => self.counters.cs_table_full += 1,
+            }
+            self.counters.unsolicited_cached += u64::from(cached && !solicited);
+        }
+        for &(k, _) in &matched {
+            self.maybe_free_key(k);
+        }
+        self.cs_evict();
+        self.matched = matched;
+        DataOutcome {
+            downstreams: start..out.len(),
+            matched: parts,
+            cached,
+            unsolicited: !solicited,
+            via_token,
+        }
+    }
+
+    /// Whether key `k` holds a PIT part with CanBePrefix in-records.
+    fn has_cbp_part(&self, k: u32) -> bool {
+        let Some(e) = self.keys.get(k) else {
+            return false;
+        };
+        e.pit
+            .iter()
+            .any(|&p| self.pits.get(p).is_some_and(|x| x.n_cbp > 0))
+    }
+
+    /// The name check behind a valid token: how the token's entry relates to the Data.
+    fn token_relation(
+        &mut self,
+        k: u32,
+        d: &DataInfo<'_>,
+        n: usize,
+        id: u128,
+        digest: &mut Option<[u8; 32]>,
+    ) -> Option<Relation> {
+        let e = *self.keys.get(k)?;
+        let nc = usize::from(e.ncomps);
+        if !e.has_pit() {
+            None
+        } else if nc == n && e.id == id {
+            Some(Relation::Exact)
+        } else if e.digest() && nc == n + 1 {
+            (self.digest_name_id(d, digest)? == e.id).then_some(Relation::Digest)
+        } else if nc < n && d.hashes.id128(nc) == Some(e.id) && self.has_cbp_part(k) {
+            Some(Relation::Prefix)
+        } else {
+            None
+        }
+    }
+
+    /// Keyed 128-bit identity of the Data's full name (name + ImplicitSha256DigestComponent);
+    /// computes the digest into `digest` if needed.
+    fn digest_name_id(&mut self, d: &DataInfo<'_>, digest: &mut Option<[u8; 32]>) -> Option<u128> {
+        let dg = *digest.get_or_insert_with(|| sha256(&d.wire));
+        self.scratch_name.clear();
+        self.scratch_name.extend_from_slice(d.name.value());
+        tlv::write_tlv(
+            &mut self.scratch_name,
+            tt::IMPLICIT_SHA256_DIGEST_COMPONENT,
+            &dg,
+        );
+        let name = NameRef::new_checked(&self.scratch_name).ok()?;
+        self.hasher.hash_prefixes(name, &mut self.scratch_hashes);
+        self.scratch_hashes.id128(self.scratch_hashes.components())
+    }
+
+    /// Satisfies the in-records of part `p` that `rel` allows, appending new downstream faces
+    /// to `out[start..]`. Frees the part when no in-record is left. True if any was satisfied.
+    fn satisfy_part(
+        &mut self,
+        now: u64,
+        p: u32,
+        rel: Relation,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> bool {
+        let Some(e) = self.pits.get_mut(p) else {
+            return false;
+        };
+        let had_cbp = e.n_cbp > 0;
+        let mut recs = Recs::new(e, &mut self.exts);
+        let mut any = false;
+        let mut i = recs.view().n_in();
+        while i > 0 {
+            i -= 1;
+            let Some(r) = recs.view().in_at(i).copied() else {
+                continue;
+            };
+            if rel == Relation::Prefix && !r.can_be_prefix() {
+                continue;
+            }
+            any = true;
+            recs.swap_remove_in(i);
+            let seen = out
+                .get(start..)
+                .is_some_and(|s| s.iter().any(|x| x.face == r.face));
+            if r.expiry > now && r.face != in_face && !seen {
+                out.push(Downstream {
+                    face: r.face,
+                    token: r.token,
+                    congestion_mark: r.mark,
+                });
+            }
+        }
+        if recs.view().n_in() == 0 {
+            self.free_part(p);
+            self.counters.satisfied += 1;
+        } else if any {
+            self.refresh_part(p, had_cbp);
+        }
+        any
+    }
+}

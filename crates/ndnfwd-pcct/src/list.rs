@@ -1,0 +1,141 @@
+//! Intrusive doubly linked lists threaded through arena entries by `u32` index: O(1) push,
+//! remove and move, no allocation. Used by the CS policy lists and the timer-wheel slots.
+
+use ndnfwd_table::Arena;
+
+/// "No entry" in every `u32` link and index of this crate.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// Previous and next entry of the list an entry is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Link {
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+}
+
+impl Link {
+    pub(crate) const UNLINKED: Self = Self {
+        prev: NIL,
+        next: NIL,
+    };
+}
+
+/// An arena entry that carries one [`Link`].
+pub(crate) trait Linked {
+    fn link(&self) -> Link;
+    fn link_mut(&mut self) -> &mut Link;
+}
+
+/// Head, tail and length of one list. Front is the oldest (LRU / FIFO head).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct List {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl List {
+    pub(crate) const EMPTY: Self = Self {
+        head: NIL,
+        tail: NIL,
+        len: 0,
+    };
+
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
+    pub(crate) fn front(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+
+    /// Appends `i` (which must not be on any list) at the back.
+    pub(crate) fn push_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        let Some(e) = arena.get_mut(i) else { return };
+        *e.link_mut() = Link {
+            prev: self.tail,
+            next: NIL,
+        };
+        match arena.get_mut(self.tail) {
+            Some(t) => t.link_mut().next = i,
+            None => self.head = i,
+        }
+        self.tail = i;
+        self.len += 1;
+    }
+
+    /// Unlinks `i`, which must be on this list.
+    pub(crate) fn remove<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        let Some(e) = arena.get_mut(i) else { return };
+        let Link { prev, next } = e.link();
+        *e.link_mut() = Link::UNLINKED;
+        match arena.get_mut(prev) {
+            Some(p) => p.link_mut().next = next,
+            None => self.head = next,
+        }
+        match arena.get_mut(next) {
+            Some(n) => n.link_mut().prev = prev,
+            None => self.tail = prev,
+        }
+        self.len -= 1;
+    }
+
+    /// Moves `i` (on this list) to the back.
+    pub(crate) fn move_to_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        if self.tail != i {
+            self.remove(arena, i);
+            self.push_back(arena, i);
+        }
+    }
+
+    /// Indices front to back.
+    pub(crate) fn iter<'a, T: Linked>(
+        &self,
+        arena: &'a Arena<T>,
+    ) -> impl Iterator<Item = u32> + 'a {
+        let mut at = self.head;
+        core::iter::from_fn(move || {
+            let i = at;
+            at = arena.get(i)?.link().next;
+            Some(i)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct N(Link);
+    impl Linked for N {
+        fn link(&self) -> Link {
+            self.0
+        }
+        fn link_mut(&mut self) -> &mut Link {
+            &mut self.0
+        }
+    }
+
+    #[test]
+    fn push_remove_move() {
+        let mut a: Arena<N> = Arena::with_capacity(8);
+        let ids: Vec<u32> = (0..4)
+            .map(|_| a.alloc(N(Link::UNLINKED)).ok().unwrap())
+            .collect();
+        let mut l = List::EMPTY;
+        for &i in &ids {
+            l.push_back(&mut a, i);
+        }
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), ids);
+        l.remove(&mut a, ids[0]);
+        l.remove(&mut a, ids[2]);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3]]);
+        l.move_to_back(&mut a, ids[1]);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[3], ids[1]]);
+        assert_eq!(l.front(), Some(ids[3]));
+        assert_eq!(l.len(), 2);
+        l.remove(&mut a, ids[3]);
+        l.remove(&mut a, ids[1]);
+        assert_eq!(l, List::EMPTY);
+    }
+}

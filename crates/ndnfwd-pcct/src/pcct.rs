@@ -1,0 +1,484 @@
+//! The `Pcct` struct: construction, the key table (PCC entries), tokens, part bookkeeping,
+//! prefetch and burst entry points, and read-only accessors. The PIT, Data and CS operations
+//! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
+
+use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
+use ndnfwd_table::{AllocError, Arena, BucketTable, TableWriter};
+
+use crate::api::{
+    Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
+};
+use crate::config::{CsPolicy, PcctConfig};
+use crate::cs::ArcPending;
+use crate::entry::{
+    key_hash, CsEntry, Ext, PccEntry, PitEntry, B1, B2, MAX_INDIRECT, MAX_IN_RECORDS,
+    MAX_OUT_RECORDS, T1, T2,
+};
+use crate::list::{List, NIL};
+use crate::records::{fits_inline, View};
+use crate::token::{DownstreamToken, PitToken, GENERATION_MASK};
+use crate::wheel::Wheel;
+
+/// Burst group size of the burst entry points: buckets of group `i + 1` are prefetched while
+/// group `i` is processed (see `ndnfwd_table::prefetch_read` for the distance rationale).
+pub const BURST_GROUP: usize = 8;
+
+/// How a matched PCC entry relates to a Data name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Relation {
+    /// Same name: every in-record is satisfied.
+    Exact,
+    /// The entry's name is a proper prefix: CanBePrefix in-records are satisfied.
+    Prefix,
+    /// The entry's name is the Data's full name (implicit digest): all satisfied.
+    Digest,
+}
+
+/// `Pcct::new` could not reserve the configured tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewError {
+    /// The capacities add up to more than `u32` entry indices.
+    TooLarge,
+    /// Mapping the memory failed.
+    Alloc(AllocError),
+}
+
+impl From<AllocError> for NewError {
+    fn from(e: AllocError) -> Self {
+        Self::Alloc(e)
+    }
+}
+
+impl core::fmt::Display for NewError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TooLarge => f.write_str("PCCT capacities exceed u32 indices"),
+            Self::Alloc(e) => write!(f, "PCCT memory: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NewError {}
+
+/// A downstream in-record, as [`Pcct::in_records`] shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InRecordInfo {
+    /// Downstream face.
+    pub face: FaceId,
+    /// Last nonce from it.
+    pub nonce: u32,
+    /// When it expires.
+    pub expiry: u64,
+    /// Its PIT token.
+    pub token: DownstreamToken,
+    /// HopLimit it sent.
+    pub hop_limit: Option<u8>,
+    /// CanBePrefix it sent.
+    pub can_be_prefix: bool,
+    /// CongestionMark it sent.
+    pub congestion_mark: u8,
+}
+
+/// An upstream out-record, as [`Pcct::out_records`] shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutRecordInfo {
+    /// Upstream face.
+    pub face: FaceId,
+    /// Nonce last sent to it.
+    pub nonce: u32,
+    /// When it was last sent.
+    pub sent: u64,
+    /// Nack received from it, if any.
+    pub nacked: Option<NackReason>,
+}
+
+/// A received Interest and its ingress face, for [`Pcct::on_interest_burst`].
+#[derive(Debug, Clone, Copy)]
+pub struct InterestArrival<'a> {
+    /// The Interest.
+    pub interest: InterestInfo<'a>,
+    /// Ingress face.
+    pub face: FaceId,
+}
+
+/// A received Data with its ingress face and token, for [`Pcct::on_data_burst`].
+#[derive(Debug, Clone)]
+pub struct DataArrival<'a> {
+    /// The Data.
+    pub data: DataInfo<'a>,
+    /// Ingress face.
+    pub face: FaceId,
+    /// The PIT token it carried, if any.
+    pub token: Option<&'a [u8]>,
+    /// Whether the ingress face is local (unsolicited policy).
+    pub face_is_local: bool,
+}
+
+/// The PIT-CS composite table of one worker. Not `Sync`-shared: one thread owns it.
+pub struct Pcct {
+    pub(crate) cfg: PcctConfig,
+    pub(crate) hasher: NameHasher,
+    pub(crate) table: BucketTable,
+    pub(crate) writer: TableWriter,
+    pub(crate) keys: Arena<PccEntry>,
+    /// Generation of each key slot, bumped when the slot is freed.
+    pub(crate) gens: Box<[u32]>,
+    pub(crate) pits: Arena<PitEntry>,
+    pub(crate) exts: Arena<Ext>,
+    pub(crate) cs: Arena<CsEntry>,
+    /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
+    pub(crate) lists: [List; 4],
+    /// ARC's target size of T1.
+    pub(crate) arc_p: u32,
+    pub(crate) arc_pending: ArcPending,
+    pub(crate) cs_bytes: u64,
+    pub(crate) wheel: Wheel,
+    /// PIT entries holding at least one CanBePrefix in-record.
+    pub(crate) cbp_pending: u32,
+    /// PIT entries whose name ends in an implicit digest.
+    pub(crate) digest_pending: u32,
+    pub(crate) counters: Counters,
+    pub(crate) matched: Vec<(u32, Relation)>,
+    pub(crate) due: Vec<u32>,
+    pub(crate) scratch_name: Vec<u8>,
+    pub(crate) scratch_hashes: PrefixHashes,
+}
+
+impl core::fmt::Debug for Pcct {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Pcct")
+            .field("worker_id", &self.cfg.worker_id)
+            .field("pit", &self.len_pit())
+            .field("cs", &self.len_cs())
+            .field("keys", &self.keys.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pcct {
+    /// Reserves every table of `cfg`. `hasher` must carry the key the caller hashes names with
+    /// (it is used only to hash Data name + implicit digest when an Interest asks for one).
+    ///
+    /// Key slots: `pit_capacity + (cs_capacity_packets + 1) * (1 + MAX_INDIRECT)` (+ one ghost
+    /// per CS packet for ARC), so a CS insert never fails for want of a key.
+    pub fn new(cfg: PcctConfig, hasher: NameHasher) -> Result<Self, NewError> {
+        let c = u64::from(cfg.cs_capacity_packets);
+        let ghosts = if cfg.cs_policy == CsPolicy::Arc { c } else { 0 };
+        let cs_slots = c + ghosts + 1;
+        let key_slots = u64::from(cfg.pit_capacity) + (c + 1) * (1 + MAX_INDIRECT as u64) + ghosts;
+        let cs_slots = u32::try_from(cs_slots).map_err(|_| NewError::TooLarge)?;
+        let key_slots = u32::try_from(key_slots).map_err(|_| NewError::TooLarge)?;
+        let table = BucketTable::try_with_capacity(key_slots as usize, 0)?;
+        let writer = table.take_writer().ok_or(NewError::TooLarge)?;
+        Ok(Self {
+            hasher,
+            writer,
+            table,
+            keys: Arena::try_with_capacity(key_slots)?,
+            gens: vec![0; key_slots as usize].into_boxed_slice(),
+            pits: Arena::try_with_capacity(cfg.pit_capacity)?,
+            exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
+            cs: Arena::try_with_capacity(cs_slots)?,
+            lists: [List::EMPTY; 4],
+            arc_p: 0,
+            arc_pending: ArcPending::None,
+            cs_bytes: 0,
+            wheel: Wheel::new(cfg.lifetime_cap_ns),
+            cbp_pending: 0,
+            digest_pending: 0,
+            counters: Counters::default(),
+            matched: Vec::with_capacity(16),
+            due: Vec::with_capacity(256),
+            scratch_name: Vec::new(),
+            scratch_hashes: PrefixHashes::default(),
+            cfg,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PcctConfig {
+        &self.cfg
+    }
+
+    /// Event counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Live PIT entries.
+    pub fn len_pit(&self) -> usize {
+        self.pits.len()
+    }
+
+    /// Cached Data packets (ARC ghosts and indirect entries not counted).
+    pub fn len_cs(&self) -> usize {
+        (self.lists[T1].len() + self.lists[T2].len()) as usize
+    }
+
+    /// Bytes of cached Data.
+    pub fn cs_bytes(&self) -> u64 {
+        self.cs_bytes
+    }
+
+    /// PCC entries (keys) in the hash table: PIT, CS, indirect and ghost entries.
+    pub fn len_keys(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// ARC ghost entries (names of recently evicted Data), 0 for other policies.
+    pub fn len_ghosts(&self) -> usize {
+        (self.lists[B1].len() + self.lists[B2].len()) as usize
+    }
+
+    /// Address space reserved by all tables and pools (resident memory grows with use).
+    pub fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+            + self.keys.memory_bytes()
+            + self.pits.memory_bytes()
+            + self.exts.memory_bytes()
+            + self.cs.memory_bytes()
+            + self.gens.len() * 4
+    }
+
+    // ----- key table -----
+
+    pub(crate) fn find_key(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
+        let keys = &self.keys;
+        self.table
+            .lookup(hash, |i| keys.get(i).is_some_and(|e| e.matches(id, fh)))
+    }
+
+    /// Finds the key of the `n`-component prefix of a hashed name.
+    pub(crate) fn find_prefix(&self, h: &PrefixHashes, n: usize, fh: Option<u64>) -> Option<u32> {
+        let id = h.id128(n)?;
+        self.find_key(key_hash(id as u64, fh), id, fh)
+    }
+
+    /// Adds a key; `None` when the key arena or the bucket table is full.
+    pub(crate) fn insert_key(&mut self, e: PccEntry) -> Option<u32> {
+        let hash = e.hash();
+        let k = self.keys.alloc(e).ok()?;
+        if self.table.insert(&mut self.writer, hash, k).is_err() {
+            self.release_key_slot(k);
+            return None;
+        }
+        Some(k)
+    }
+
+    fn release_key_slot(&mut self, k: u32) {
+        self.keys.free(k);
+        if let Some(g) = self.gens.get_mut(k as usize) {
+            *g = g.wrapping_add(1) & GENERATION_MASK;
+        }
+    }
+
+    /// Removes key `k` if it holds no PIT part and no CS part.
+    pub(crate) fn maybe_free_key(&mut self, k: u32) {
+        let Some(e) = self.keys.get(k) else { return };
+        if !e.is_empty() {
+            return;
+        }
+        let hash = e.hash();
+        self.table.remove(&mut self.writer, hash, k);
+        self.release_key_slot(k);
+    }
+
+    pub(crate) fn token_of(&self, k: u32) -> PitToken {
+        let generation = self.gens.get(k as usize).copied().unwrap_or(0);
+        PitToken::new(self.cfg.worker_id, generation, k)
+    }
+
+    /// The live key a token names (right worker, allocated slot, same generation).
+    pub(crate) fn token_key(&self, t: PitToken) -> Option<u32> {
+        let k = t.index();
+        let live = t.worker() == self.cfg.worker_id
+            && self.keys.get(k).is_some()
+            && self.gens.get(k as usize) == Some(&t.generation());
+        live.then_some(k)
+    }
+
+    pub(crate) fn handle_of(&self, p: u32) -> Option<PitHandle> {
+        let e = self.pits.get(p)?;
+        Some(PitHandle {
+            token: self.token_of(e.key),
+            must_be_fresh: e.must_be_fresh,
+        })
+    }
+
+    /// The PIT part a handle names, if still live.
+    pub(crate) fn handle_part(&self, h: PitHandle) -> Option<u32> {
+        let k = self.token_key(h.token)?;
+        let p = self.keys.get(k)?.pit[usize::from(h.must_be_fresh)];
+        (p != NIL).then_some(p)
+    }
+
+    // ----- PIT part bookkeeping -----
+
+    /// Makes room for one more in- (or out-) record of part `p`, attaching an extension block
+    /// when the inline records are used up. False when the entry or the pool is full.
+    pub(crate) fn reserve_record(&mut self, p: u32, out: bool) -> bool {
+        let Some(e) = self.pits.get_mut(p) else {
+            return false;
+        };
+        let (n, max) = if out {
+            (e.n_out, MAX_OUT_RECORDS)
+        } else {
+            (e.n_in, MAX_IN_RECORDS)
+        };
+        if fits_inline(n, out) {
+            return true;
+        }
+        if usize::from(n) >= max {
+            return false;
+        }
+        if e.ext != NIL {
+            return true;
+        }
+        match self.exts.alloc(Ext::EMPTY) {
+            Ok(x) => {
+                e.ext = x;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// After in-records of part `p` changed: recount CanBePrefix records, recompute the expiry
+    /// and re-file the timer. `had_cbp` is whether the part had CanBePrefix records before.
+    pub(crate) fn refresh_part(&mut self, p: u32, had_cbp: bool) {
+        let Some(e) = self.pits.get(p) else { return };
+        let v = View::new(e, &self.exts);
+        let (n_cbp, expiry) = (v.count_cbp(), v.max_expiry());
+        let old_expiry = e.expiry;
+        if let Some(e) = self.pits.get_mut(p) {
+            e.n_cbp = n_cbp as u8;
+            e.expiry = expiry;
+        }
+        match (had_cbp, n_cbp > 0) {
+            (false, true) => self.cbp_pending += 1,
+            (true, false) => self.cbp_pending -= 1,
+            _ => {}
+        }
+        if expiry != old_expiry {
+            self.wheel.reschedule(&mut self.pits, p);
+        }
+    }
+
+    /// Frees PIT part `p` (timer, extension block, part slot) and returns its key, which the
+    /// caller frees with [`Pcct::maybe_free_key`] once done with it.
+    pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
+        self.wheel.cancel(&mut self.pits, p);
+        let e = self.pits.free(p)?;
+        if e.ext != NIL {
+            self.exts.free(e.ext);
+        }
+        if e.n_cbp > 0 {
+            self.cbp_pending -= 1;
+        }
+        let key = self.keys.get_mut(e.key)?;
+        if key.digest() {
+            self.digest_pending -= 1;
+        }
+        key.pit[usize::from(e.must_be_fresh)] = NIL;
+        Some(e.key)
+    }
+
+    // ----- read-only views -----
+
+    /// The in-records of a live PIT entry (for strategies and the PIT status dataset).
+    pub fn in_records(&self, h: PitHandle) -> impl Iterator<Item = InRecordInfo> + '_ {
+        let view = self
+            .handle_part(h)
+            .and_then(|p| self.pits.get(p))
+            .map(|e| View::new(e, &self.exts));
+        view.into_iter().flat_map(View::ins).map(|r| InRecordInfo {
+            face: r.face,
+            nonce: r.nonce,
+            expiry: r.expiry,
+            token: r.token,
+            hop_limit: r.hop_limit(),
+            can_be_prefix: r.can_be_prefix(),
+            congestion_mark: r.mark,
+        })
+    }
+
+    /// The out-records of a live PIT entry.
+    pub fn out_records(&self, h: PitHandle) -> impl Iterator<Item = OutRecordInfo> + '_ {
+        let view = self
+            .handle_part(h)
+            .and_then(|p| self.pits.get(p))
+            .map(|e| View::new(e, &self.exts));
+        view.into_iter()
+            .flat_map(View::outs)
+            .map(|r| OutRecordInfo {
+                face: r.face,
+                nonce: r.nonce,
+                sent: r.sent,
+                nacked: r.nack_reason(),
+            })
+    }
+
+    // ----- prefetch and bursts -----
+
+    /// Prefetches the bucket an Interest will look up.
+    #[inline]
+    pub fn prefetch_interest(&self, it: &InterestInfo<'_>) {
+        self.table
+            .prefetch(key_hash(it.hashes.full(), it.forwarding_hint_hash));
+    }
+
+    /// Prefetches what a Data will touch first: the entry its token names if the token is
+    /// ours (an exact match then needs no bucket), else the bucket of its name.
+    #[inline]
+    pub fn prefetch_data(&self, d: &DataInfo<'_>, token: Option<&[u8]>) {
+        let ours = token
+            .and_then(|t| PitToken::from_bytes(t).ok())
+            .filter(|t| t.worker() == self.cfg.worker_id);
+        match ours {
+            Some(t) => self.keys.prefetch(t.index()),
+            None => self.table.prefetch(d.hashes.full()),
+        }
+    }
+
+    /// [`Pcct::on_interest`] over a burst, prefetching one [`BURST_GROUP`] ahead; one outcome
+    /// per Interest is appended to `out`.
+    pub fn on_interest_burst(
+        &mut self,
+        now: u64,
+        burst: &[InterestArrival<'_>],
+        out: &mut Vec<InterestOutcome>,
+    ) {
+        for a in burst.iter().take(BURST_GROUP) {
+            self.prefetch_interest(&a.interest);
+        }
+        for (g, group) in burst.chunks(BURST_GROUP).enumerate() {
+            let next = burst.iter().skip((g + 1) * BURST_GROUP).take(BURST_GROUP);
+            next.for_each(|a| self.prefetch_interest(&a.interest));
+            for a in group {
+                out.push(self.on_interest(now, &a.interest, a.face));
+            }
+        }
+    }
+
+    /// [`Pcct::on_data`] over a burst, prefetching one [`BURST_GROUP`] ahead; one outcome per
+    /// Data is appended to `out`, downstreams to `downstreams`.
+    pub fn on_data_burst(
+        &mut self,
+        now: u64,
+        burst: &[DataArrival<'_>],
+        out: &mut Vec<DataOutcome>,
+        downstreams: &mut Vec<Downstream>,
+    ) {
+        for a in burst.iter().take(BURST_GROUP) {
+            self.prefetch_data(&a.data, a.token);
+        }
+        for (g, group) in burst.chunks(BURST_GROUP).enumerate() {
+            let next = burst.iter().skip((g + 1) * BURST_GROUP).take(BURST_GROUP);
+            next.for_each(|a| self.prefetch_data(&a.data, a.token));
+            for a in group {
+                let o = self.on_data(now, &a.data, a.face, a.token, a.face_is_local, downstreams);
+                out.push(o);
+            }
+        }
+    }
+}

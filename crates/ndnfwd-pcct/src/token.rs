@@ -1,0 +1,193 @@
+//! PIT tokens: ours (on every Interest we send upstream) and the downstream's (echoed back).
+//!
+//! Our token is exactly [`PIT_TOKEN_LEN`] = 8 bytes, big-endian:
+//!
+//! ```text
+//! byte  0      1  2  3      4  5  6  7
+//!       worker generation   PCC entry index
+//!       (u8)   (u24)        (u32)
+//! ```
+//!
+//! The worker byte lets the input thread dispatch a Data or Nack to the worker that owns the
+//! entry ([`worker_of`]) without touching any table. The index gives the entry in O(1). The
+//! generation is bumped every time the entry slot is freed, so a token held by a late Data, a
+//! replayed Data or a forger names a slot *and* an allocation of it: a stale token stops matching
+//! as soon as the slot is reused, and even a matching one is followed by a name check. Any other
+//! length is not ours ([`TokenError::WrongLength`]).
+
+use core::fmt;
+
+/// Length of the PIT token we put on outgoing Interests.
+pub const PIT_TOKEN_LEN: usize = 8;
+/// Longest downstream PIT token we store (NDNLPv2 tokens used in practice are 1 to 32 bytes).
+pub const MAX_DOWNSTREAM_TOKEN: usize = 32;
+/// Generations are 24 bits wide and wrap.
+pub const GENERATION_MASK: u32 = 0x00FF_FFFF;
+
+/// Why a token was not accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenError {
+    /// Our tokens are exactly [`PIT_TOKEN_LEN`] bytes.
+    WrongLength,
+    /// A downstream token longer than [`MAX_DOWNSTREAM_TOKEN`] bytes.
+    TooLong,
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::WrongLength => write!(f, "PIT token is not {PIT_TOKEN_LEN} bytes"),
+            Self::TooLong => write!(f, "PIT token longer than {MAX_DOWNSTREAM_TOKEN} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+/// Our PIT token: worker id, generation and PCC entry index (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PitToken(u64);
+
+impl PitToken {
+    /// Packs the three fields; `generation` is truncated to 24 bits.
+    pub const fn new(worker: u8, generation: u32, index: u32) -> Self {
+        Self((worker as u64) << 56 | ((generation & GENERATION_MASK) as u64) << 32 | index as u64)
+    }
+
+    /// The worker (PCCT owner) the token belongs to.
+    pub const fn worker(self) -> u8 {
+        (self.0 >> 56) as u8
+    }
+
+    /// The 24-bit generation of the entry slot when the token was issued.
+    pub const fn generation(self) -> u32 {
+        (self.0 >> 32) as u32 & GENERATION_MASK
+    }
+
+    /// The PCC entry index.
+    pub const fn index(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The token as one number (same bit layout as the wire bytes).
+    pub const fn to_u64(self) -> u64 {
+        self.0
+    }
+
+    /// The inverse of [`PitToken::to_u64`].
+    pub const fn from_u64(v: u64) -> Self {
+        Self(v)
+    }
+
+    /// The 8 wire bytes (NDNLPv2 PitToken TLV-VALUE).
+    pub const fn to_bytes(self) -> [u8; PIT_TOKEN_LEN] {
+        self.0.to_be_bytes()
+    }
+
+    /// Parses wire bytes; anything but exactly 8 bytes is [`TokenError::WrongLength`].
+    pub fn from_bytes(b: &[u8]) -> Result<Self, TokenError> {
+        let a: [u8; PIT_TOKEN_LEN] = b.try_into().map_err(|_| TokenError::WrongLength)?;
+        Ok(Self(u64::from_be_bytes(a)))
+    }
+}
+
+/// The worker a received token is addressed to, for Data/Nack dispatch; `None` when the token
+/// does not have our length (then dispatch by name instead).
+pub fn worker_of(token: &[u8]) -> Option<u8> {
+    PitToken::from_bytes(token).ok().map(PitToken::worker)
+}
+
+/// A downstream's PIT token, stored inline (no allocation) in its in-record and echoed on the
+/// Data or Nack we send back. Empty when the downstream sent none.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DownstreamToken {
+    len: u8,
+    bytes: [u8; MAX_DOWNSTREAM_TOKEN],
+}
+
+impl DownstreamToken {
+    /// No token.
+    pub const EMPTY: Self = Self {
+        len: 0,
+        bytes: [0; MAX_DOWNSTREAM_TOKEN],
+    };
+
+    /// Copies `b` inline; longer than [`MAX_DOWNSTREAM_TOKEN`] is [`TokenError::TooLong`].
+    pub fn new(b: &[u8]) -> Result<Self, TokenError> {
+        let mut t = Self::EMPTY;
+        let dst = t.bytes.get_mut(..b.len()).ok_or(TokenError::TooLong)?;
+        dst.copy_from_slice(b);
+        t.len = b.len() as u8;
+        Ok(t)
+    }
+
+    /// The token bytes (empty slice for no token).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+
+    /// True when the downstream sent no token.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for DownstreamToken {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl fmt::Debug for DownstreamToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DownstreamToken(")?;
+        self.as_bytes()
+            .iter()
+            .try_for_each(|b| write!(f, "{b:02x}"))?;
+        f.write_str(")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pit_token_layout_round_trips() {
+        let t = PitToken::new(0xAB, 0x0123_4567, 0x89AB_CDEF);
+        assert_eq!(t.worker(), 0xAB);
+        assert_eq!(t.generation(), 0x23_4567, "generation keeps 24 bits");
+        assert_eq!(t.index(), 0x89AB_CDEF);
+        assert_eq!(
+            t.to_bytes(),
+            [0xAB, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
+        );
+        assert_eq!(PitToken::from_bytes(&t.to_bytes()), Ok(t));
+        assert_eq!(PitToken::from_u64(t.to_u64()), t);
+        assert_eq!(worker_of(&t.to_bytes()), Some(0xAB));
+    }
+
+    #[test]
+    fn wrong_length_tokens_are_rejected() {
+        for len in [0usize, 1, 7, 9, 32] {
+            let b = vec![1u8; len];
+            assert_eq!(
+                PitToken::from_bytes(&b),
+                Err(TokenError::WrongLength),
+                "{len}"
+            );
+            assert_eq!(worker_of(&b), None);
+        }
+    }
+
+    #[test]
+    fn downstream_token_inline() {
+        let t = DownstreamToken::new(&[1, 2, 3]).unwrap();
+        assert_eq!(t.as_bytes(), &[1, 2, 3]);
+        assert!(!t.is_empty());
+        assert!(DownstreamToken::new(&[]).unwrap().is_empty());
+        assert_eq!(DownstreamToken::new(&[7; 32]).unwrap().as_bytes(), &[7; 32]);
+        assert_eq!(DownstreamToken::new(&[7; 33]), Err(TokenError::TooLong));
+        assert_eq!(format!("{t:?}"), "DownstreamToken(010203)");
+    }
+}
