@@ -1,0 +1,472 @@
+//! The data-plane side: shared FIB state, reader handles and the three LPM algorithms.
+//!
+//! All prefixes of every depth share one [`BucketTable`]; a slot maps a prefix's table hash to
+//! the entry that answers for it (its real entry, or the entry hosting its marker or virtual
+//! record). A probe at depth `l` looks up `PrefixHashes::get(l)` and confirms a fingerprint match
+//! with the keyed 128-bit identity (`id128(l)`, finished lazily, only on a fingerprint match).
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ndn_packet::PrefixHashes;
+use ndnfwd_table::BucketTable;
+use serde::Serialize;
+
+use crate::entry::{Entry, Found, RecKind};
+use crate::lpm::{LpmAlgorithm, Published};
+use crate::nexthop::{FwdSet, NextHop, StrategyId};
+use crate::qsbr::{Qsbr, QsbrReader};
+use crate::store::Segmented;
+
+/// Bit of [`Shared::root`] saying the root prefix `/` has a real entry.
+pub(crate) const ROOT_VALID: u64 = 1 << 32;
+
+/// Writer-maintained counters readable by anyone (single writer: load + store).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub reals: AtomicU64,
+    pub markers: AtomicU64,
+    pub virtuals: AtomicU64,
+    pub entries: AtomicU64,
+    pub sets: AtomicU64,
+    pub reclaimed_entries: AtomicU64,
+    pub nexthops_dropped: AtomicU64,
+}
+
+/// Adds `delta` to a single-writer counter.
+pub(crate) fn bump(c: &AtomicU64, delta: i64) {
+    c.store(
+        c.load(Ordering::Relaxed).wrapping_add_signed(delta),
+        Ordering::Relaxed,
+    );
+}
+
+/// State shared by the writer and every reader.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub table: BucketTable,
+    pub entries: Segmented<Entry>,
+    pub sets: Segmented<FwdSet>,
+    /// [`Published`] configuration word.
+    pub config: AtomicU64,
+    /// `ROOT_VALID | entry index` of the root prefix, or 0.
+    pub root: AtomicU64,
+    pub qsbr: Qsbr,
+    pub counters: Counters,
+}
+
+/// Memory and population of a FIB, data plane only (the RIB is reported separately).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FibMemory {
+    /// Real prefixes (with nexthops).
+    pub prefixes: u64,
+    /// Binary-search marker records.
+    pub markers: u64,
+    /// Two-stage virtual records.
+    pub virtuals: u64,
+    /// Live 24-byte entries (real prefixes and record hosts).
+    pub entries: u64,
+    /// Distinct (strategy, nexthops) sets.
+    pub nexthop_sets: u64,
+    /// Occupied table slots.
+    pub slots: u64,
+    /// Bytes of buckets mapped: home buckets plus the whole overflow pool.
+    pub bucket_bytes_mapped: u64,
+    /// Bytes of buckets in use: home buckets plus linked overflow buckets.
+    pub bucket_bytes_used: u64,
+    /// Bytes of entry segments allocated.
+    pub entry_bytes_allocated: u64,
+    /// Bytes of live entries.
+    pub entry_bytes_used: u64,
+    /// Bytes of nexthop-set segments allocated.
+    pub nexthop_set_bytes: u64,
+}
+
+impl FibMemory {
+    /// Data-plane bytes per real prefix: buckets in use + live entries + nexthop sets in use.
+    pub fn bytes_per_prefix_used(&self) -> f64 {
+        let used = self.bucket_bytes_used + self.entry_bytes_used + self.nexthop_sets * 72;
+        used as f64 / self.prefixes.max(1) as f64
+    }
+
+    /// Data-plane bytes per real prefix counting everything allocated or mapped.
+    pub fn bytes_per_prefix_mapped(&self) -> f64 {
+        let all = self.bucket_bytes_mapped + self.entry_bytes_allocated + self.nexthop_set_bytes;
+        all as f64 / self.prefixes.max(1) as f64
+    }
+}
+
+/// A cloneable, thread-safe handle to a FIB: registers readers and reports memory.
+#[derive(Debug, Clone)]
+pub struct FibHandle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl FibHandle {
+    /// A new reader for one worker thread, online from now on.
+    pub fn reader(&self) -> FibReader {
+        FibReader {
+            shared: self.shared.clone(),
+            qsbr: self.shared.qsbr.register(),
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// Current memory and population figures.
+    pub fn memory(&self) -> FibMemory {
+        let s = &self.shared;
+        let c = &s.counters;
+        let t = &s.table;
+        let ld = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let line = ndnfwd_table::BUCKET_BYTES as u64;
+        FibMemory {
+            prefixes: ld(&c.reals),
+            markers: ld(&c.markers),
+            virtuals: ld(&c.virtuals),
+            entries: ld(&c.entries),
+            nexthop_sets: ld(&c.sets),
+            slots: t.len() as u64,
+            bucket_bytes_mapped: t.memory_bytes() as u64,
+            bucket_bytes_used: (t.bucket_count() + t.overflow_in_use()) as u64 * line,
+            entry_bytes_allocated: s.entries.memory_bytes() as u64,
+            entry_bytes_used: ld(&c.entries) * core::mem::size_of::<Entry>() as u64,
+            nexthop_set_bytes: s.sets.memory_bytes() as u64,
+        }
+    }
+
+    /// Entries reclaimed after a grace period since the FIB was created.
+    pub fn reclaimed_entries(&self) -> u64 {
+        self.shared
+            .counters
+            .reclaimed_entries
+            .load(Ordering::Relaxed)
+    }
+
+    /// Nexthops dropped because a set exceeded [`crate::MAX_NEXTHOPS`].
+    pub fn nexthops_dropped(&self) -> u64 {
+        self.shared
+            .counters
+            .nexthops_dropped
+            .load(Ordering::Relaxed)
+    }
+
+    /// The algorithm readers currently run.
+    pub fn algorithm(&self) -> LpmAlgorithm {
+        Published::unpack(self.shared.config.load(Ordering::Acquire)).algorithm
+    }
+}
+
+/// Probes and bucket cache lines spent by one lookup.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LookupTrace {
+    /// Hash-table lookups (the seeds' "FIB lookups").
+    pub probes: u32,
+    /// Buckets (cache lines) visited, overflow chains included.
+    pub lines: u32,
+}
+
+/// The longest matching real prefix of a lookup. Borrows the reader: valid until its next
+/// [`FibReader::quiescent`].
+#[derive(Debug, Clone, Copy)]
+pub struct FibMatch<'r> {
+    entry: u32,
+    depth: u8,
+    set: &'r FwdSet,
+}
+
+impl<'r> FibMatch<'r> {
+    /// Index of the matched entry (stable while the prefix stays; key for per-worker state).
+    pub fn entry(&self) -> u32 {
+        self.entry
+    }
+
+    /// Number of components of the matched prefix (0 for the root `/`).
+    pub fn depth(&self) -> usize {
+        usize::from(self.depth)
+    }
+
+    /// The prefix's strategy id.
+    pub fn strategy(&self) -> StrategyId {
+        self.set.strategy()
+    }
+
+    /// The prefix's nexthops, lowest cost first.
+    pub fn nexthops(&self) -> impl Iterator<Item = NextHop> + 'r {
+        self.set.nexthops()
+    }
+}
+
+/// A worker's read handle. `Send`, not `Sync`: one per thread. Lookups never block or write
+/// shared memory; call [`FibReader::quiescent`] between bursts (it ends the validity of every
+/// [`FibMatch`] obtained so far) and [`FibReader::offline`] when idle.
+#[derive(Debug)]
+pub struct FibReader {
+    shared: Arc<Shared>,
+    qsbr: QsbrReader,
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+enum Best {
+    None,
+    Real(u32, usize),
+    Bmp(usize),
+}
+
+impl FibReader {
+    /// Announces a quiescent point: no match obtained before is used after this call.
+    #[inline]
+    pub fn quiescent(&mut self) {
+        self.qsbr.quiescent();
+    }
+
+    /// Stops holding back reclamation while idle.
+    pub fn offline(&mut self) {
+        self.qsbr.offline();
+    }
+
+    /// Resumes after [`FibReader::offline`].
+    pub fn online(&mut self) {
+        self.qsbr.online();
+    }
+
+    /// Longest prefix match of the name whose prefix hashes are `hashes`.
+    #[inline]
+    pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
+        let mut tr = LookupTrace::default();
+        let hit = self
+            .shared
+            .lookup_impl::<false>(hashes, hashes.components(), &mut tr);
+        hit.and_then(|(e, d)| self.make_match(e, d))
+    }
+
+    /// [`FibReader::lookup`] that also counts probes and cache lines.
+    pub fn lookup_traced(&self, hashes: &PrefixHashes) -> (Option<FibMatch<'_>>, LookupTrace) {
+        let mut tr = LookupTrace::default();
+        let hit = self
+            .shared
+            .lookup_impl::<true>(hashes, hashes.components(), &mut tr);
+        (hit.and_then(|(e, d)| self.make_match(e, d)), tr)
+    }
+
+    /// Prefetches the buckets the current algorithm will probe first (see
+    /// [`FibReader::probe_plan`]).
+    #[inline]
+    pub fn prefetch(&self, hashes: &PrefixHashes) {
+        self.shared
+            .for_each_planned(hashes, |h| self.shared.table.prefetch(h));
+    }
+
+    /// Table hashes the current algorithm probes first, all at once: every candidate depth for
+    /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
+    /// search the first probe of the search path and both possible second probes.
+    pub fn probe_plan(&self, hashes: &PrefixHashes, out: &mut impl Extend<u64>) {
+        self.shared
+            .for_each_planned(hashes, |h| out.extend(core::iter::once(h)));
+    }
+
+    fn make_match(&self, entry: u32, depth: usize) -> Option<FibMatch<'_>> {
+        let e = self.shared.entries.get(entry)?;
+        let set = self.shared.sets.get(e.fwd())?;
+        Some(FibMatch {
+            entry,
+            depth: depth as u8,
+            set,
+        })
+    }
+}
+
+impl Shared {
+    fn for_each_planned(&self, hashes: &PrefixHashes, mut f: impl FnMut(u64)) {
+        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+        let n = hashes.components();
+        let mut depth = |l: usize| {
+            if let Some(h) = hashes.get(l) {
+                f(h);
+            }
+        };
+        match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => (1..=n.min(usize::from(cfg.k))).rev().for_each(depth),
+            LpmAlgorithm::TwoStage => (1..=n.min(usize::from(cfg.m))).rev().for_each(depth),
+            LpmAlgorithm::BinarySearch => {
+                let (lo, mut hi) = (1usize, (1usize << cfg.d) - 1);
+                while lo <= hi {
+                    let mid = (lo + hi) / 2;
+                    if mid > n {
+                        hi = mid - 1;
+                        continue;
+                    }
+                    depth(mid);
+                    let left = (lo + mid - 1) / 2;
+                    let right = (mid + 1 + hi) / 2;
+                    if mid > lo {
+                        depth(left);
+                    }
+                    if mid < hi && right <= n {
+                        depth(right);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn lookup_impl<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        n: usize,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
+        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+        let hit = match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => {
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), tr)
+            }
+            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), tr),
+            LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
+        };
+        hit.or_else(|| {
+            let r = self.root.load(Ordering::Acquire);
+            (r & ROOT_VALID != 0).then_some((r as u32, 0))
+        })
+    }
+
+    /// One probe at depth `level`: the entry answering for that prefix in a wanted role.
+    #[inline(always)]
+    pub(crate) fn probe<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        level: usize,
+        want_real: bool,
+        want_rec: Option<RecKind>,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, Found)> {
+        let h1 = hashes.get(level)?;
+        let mut h2 = None;
+        let mut found = None;
+        let eq = |idx: u32| {
+            let Some(e) = self.entries.get(idx) else {
+                return false;
+            };
+            let h2 =
+                *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
+            found = e.probe(h2, want_real, want_rec);
+            found.is_some()
+        };
+        let idx = if T {
+            let (idx, lines) = self.table.lookup_probes(h1, eq);
+            tr.probes += 1;
+            tr.lines += lines;
+            idx
+        } else {
+            self.table.lookup(h1, eq)
+        };
+        Some((idx?, found?))
+    }
+
+    fn longest_first<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        top: usize,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
+        (1..=top).rev().find_map(|l| {
+            self.probe::<T>(hashes, l, true, None, tr)
+                .map(|(e, _)| (e, l))
+        })
+    }
+
+    /// Seed 000 Algorithm 1.
+    fn two_stage<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        n: usize,
+        m: usize,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
+        for l in (1..=n.min(m)).rev() {
+            let want_rec = (l == m).then_some(RecKind::Virtual);
+            match self.probe::<T>(hashes, l, true, want_rec, tr) {
+                None => {}
+                Some((e, Found::Real(md))) => {
+                    let md = usize::from(md);
+                    if l == m && md > m && n > m {
+                        return self.stage2::<T>(hashes, n.min(md), m, Some(e), tr);
+                    }
+                    return Some((e, l));
+                }
+                Some((_, Found::Record { value: md, .. })) => {
+                    let md = usize::from(md);
+                    if md > m && n > m {
+                        return self.stage2::<T>(hashes, n.min(md), m, None, tr);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn stage2<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        start: usize,
+        m: usize,
+        at_m: Option<u32>,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
+        for l in (1..=start).rev() {
+            if l == m {
+                if let Some(e) = at_m {
+                    return Some((e, m));
+                }
+                continue;
+            }
+            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, tr) {
+                return Some((e, l));
+            }
+        }
+        None
+    }
+
+    /// Seed 001 §3.1 without backtracking: markers carry their best matching real depth; a
+    /// marker answer costs one more probe to fetch that real entry.
+    fn binary<const T: bool>(
+        &self,
+        hashes: &PrefixHashes,
+        n: usize,
+        d: u8,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
+        let (mut lo, mut hi) = (1usize, (1usize << d) - 1);
+        let mut best = Best::None;
+        while lo <= hi {
+            let mid = (lo + hi) / 2;
+            if mid > n {
+                hi = mid - 1;
+                continue;
+            }
+            match self.probe::<T>(hashes, mid, true, Some(RecKind::Marker), tr) {
+                Some((e, Found::Real(_))) => {
+                    best = Best::Real(e, mid);
+                    lo = mid + 1;
+                }
+                Some((_, Found::Record { value: b, .. })) => {
+                    best = Best::Bmp(usize::from(b));
+                    lo = mid + 1;
+                }
+                None => hi = mid - 1,
+            }
+        }
+        match best {
+            Best::Real(e, l) => Some((e, l)),
+            Best::None | Best::Bmp(0) => None,
+            Best::Bmp(b) => self
+                .probe::<T>(hashes, b, true, None, tr)
+                .map(|(e, _)| (e, b))
+                // Only while the writer is removing that real prefix: finish longest-first.
+                .or_else(|| self.longest_first::<T>(hashes, b - 1, tr)),
+        }
+    }
+}
