@@ -3,13 +3,36 @@
 //! forwarding logic of its own.
 #![deny(unsafe_code)]
 
-use clap::Parser;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
 
 /// A fast, DoS-resistant Named Data Networking forwarder.
 #[derive(Parser, Debug)]
-#[command(name = "ndnfwd", version, about, long_about = None)]
-struct Cli {}
+#[command(name = "ndnfwd", version, about, long_about = None, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() {
-    let _cli = Cli::parse();
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Benchmarks that print a summary, or one JSON object with --json.
+    #[command(subcommand)]
+    Bench(bench::Bench),
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Bench(b) => bench::run(b),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ndnfwd: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
