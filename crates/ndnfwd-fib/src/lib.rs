@@ -14,7 +14,7 @@
 //! not `Sync`); readers never block, and whatever the writer removes is reused only after every
 //! online reader has passed a quiescent point ([`qsbr`]). The [`Rib`] drives a `FibWriter`;
 //! [`bulk`] loads a static FIB straight from a name stream for benchmarks of hundreds of
-//! millions of prefixes; [`bench`] measures lookups.
+//! millions of prefixes; [`bench`](mod@bench) measures lookups.
 #![deny(unsafe_code)]
 
 pub mod bench;

@@ -258,6 +258,18 @@ impl FibReader {
             .for_each_planned(hashes, |h| self.shared.table.prefetch(h));
     }
 
+    /// Speculative entry prefetch (seed 002's Speculative HT Lookup): prefetches the entry
+    /// behind every fingerprint match in the buckets of the probe plan. Call it one step after
+    /// [`FibReader::prefetch`] with the same hashes, once those buckets are in cache; it reads
+    /// only the buckets and writes nothing, so it never changes a lookup's result, and any
+    /// hashes (empty, other keys, any length) are fine. Nexthop sets are not prefetched: their
+    /// index lives in the entry being fetched.
+    #[inline]
+    pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
+        let s = &*self.shared;
+        s.for_each_candidate(hashes, |i| s.entries.prefetch(i));
+    }
+
     /// Table hashes the current algorithm probes first, all at once: every candidate depth for
     /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
     /// search the first probe of the search path and both possible second probes.
@@ -310,6 +322,12 @@ impl Shared {
                 }
             }
         }
+    }
+
+    /// Entry indices behind fingerprint matches in the buckets of the probe plan (a hint: may
+    /// include other prefixes' entries and, under concurrent writes, miss some).
+    fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(u32)) {
+        self.for_each_planned(hashes, |h| self.table.candidates(h, &mut f));
     }
 
     #[inline(always)]
@@ -467,6 +485,58 @@ impl Shared {
                 .map(|(e, _)| (e, b))
                 // Only while the writer is removing that real prefix: finish longest-first.
                 .or_else(|| self.longest_first::<T>(hashes, b - 1, tr)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FibConfig, FibWriter, LpmConfig};
+    use ndn_packet::{Name, NameHasher, SipVariant};
+
+    fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
+        let mut out = PrefixHashes::default();
+        h.hash_prefixes(Name::from_uri(uri).unwrap().as_ref(), &mut out);
+        out
+    }
+
+    /// Every prefix of this FIB lies within each algorithm's probe plan, so the entry a lookup
+    /// answers with must be among the speculatively prefetched candidates.
+    #[test]
+    fn candidates_include_the_entry_the_lookup_uses() {
+        let hasher = NameHasher::new([9; 16], SipVariant::Sip13);
+        for algorithm in [
+            LpmAlgorithm::LongestFirst,
+            LpmAlgorithm::TwoStage,
+            LpmAlgorithm::BinarySearch,
+        ] {
+            let cfg = FibConfig {
+                capacity: 256,
+                load_factor: 4,
+                max_entries: 1 << 12,
+                max_nexthop_sets: 1 << 8,
+                lpm: LpmConfig { algorithm, m: 3 },
+            };
+            let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
+            for (face, uri) in (1..).zip(["/a", "/a/b", "/a/b/c", "/x/y"]) {
+                let hop = [NextHop { face, cost: 0 }];
+                let name = Name::from_uri(uri).unwrap();
+                w.set(name.as_ref(), &hop, 0).unwrap();
+            }
+            let r = w.handle().reader();
+            for (uri, depth) in [("/a/b/c", 3), ("/a/b/q", 2), ("/x/y/z", 2), ("/a", 1)] {
+                let h = hashes_of(&hasher, uri);
+                let m = r.lookup(&h).unwrap();
+                assert_eq!(m.depth(), depth, "{uri} {algorithm:?}");
+                let mut seen = Vec::new();
+                r.shared.for_each_candidate(&h, |i| seen.push(i));
+                assert!(seen.contains(&m.entry()), "{uri} {algorithm:?}: {seen:?}");
+            }
+            let mut seen = Vec::new();
+            r.shared
+                .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |i| seen.push(i));
+            assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
         }
     }
 }

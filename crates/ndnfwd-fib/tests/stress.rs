@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::{answer, hasher, hop, Model};
+use common::{answer, answer_prefetched, hasher, hop, Model};
 use ndn_packet::Name;
 use ndnfwd_fib::{FibConfig, FibWriter, LpmAlgorithm, LpmConfig};
 
@@ -102,10 +102,10 @@ fn churn_with_concurrent_readers() {
                         }
                         // A churned name: the answer is any installed prefix of it, whose face
                         // must be that prefix's own (catches entries or nexthop sets reused
-                        // before readers quiesced).
+                        // before readers quiesced). Speculative prefetch runs under churn too.
                         let c = &churn[(i * 7919) % churn.len()];
                         let floor = fixed.lpm(c.as_ref());
-                        match answer(&r, &h, c.as_ref()) {
+                        match answer_prefetched(&r, &h, c.as_ref()) {
                             Some((d, f)) => {
                                 let p = c.as_ref().prefix(d).to_name();
                                 let want = fixed

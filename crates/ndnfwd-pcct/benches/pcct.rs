@@ -1,7 +1,8 @@
 //! PCCT operations per entry at 2^20 (about 1M) entries: PIT insert (single and burst),
 //! Data lookup-and-satisfy (by our token, single and burst, and by name; the PIT entry becomes
 //! the CS entry),
-//! expiry, and CS hits. Names (`/bench/seg=i/x`) are hashed beforehand, as the input stage
+//! expiry, and CS hits (in order, and in a shuffled order with no prefetch, bucket prefetch,
+//! or bucket plus speculative entry prefetch, seed 002). Names (`/bench/seg=i/x`) are hashed beforehand, as the input stage
 //! does in the forwarder. Each benchmark keeps one table across iterations so memory is
 //! resident after criterion's warm-up; only the named operation is timed (`iter_custom`),
 //! refilling and resetting the table is not. One iteration = 2^20 operations; criterion reports
@@ -114,6 +115,64 @@ impl Fixture {
     }
 }
 
+/// Prefetching in the shuffled CS-hit loops.
+#[derive(Debug, Clone, Copy)]
+enum Prefetch {
+    /// None.
+    None,
+    /// Buckets of group `g + 1` while group `g` runs.
+    Bucket,
+    /// Buckets of group `g + 2` and the entries behind group `g + 1`'s buckets (seed 002 SHTL).
+    Speculative,
+}
+
+/// Burst group of the shuffled CS-hit loops.
+const GROUP: usize = 8;
+
+/// A fixed permutation of `0..N` (xorshift Fisher-Yates): hits in random key order, so the
+/// hardware prefetcher cannot follow the arena.
+fn shuffled() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..N).collect();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..N).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+/// Interests for `order` (all CS hits), in groups of [`GROUP`] with `mode` prefetching.
+fn hits(p: &mut Pcct, f: &Fixture, order: &[usize], now: u64, mode: Prefetch) {
+    let group = |g: usize| {
+        let rest = order.get(g * GROUP..).unwrap_or(&[]);
+        rest.get(..GROUP).unwrap_or(rest)
+    };
+    let groups = order.len().div_ceil(GROUP);
+    for g in 0..groups {
+        match mode {
+            Prefetch::None => {}
+            Prefetch::Bucket => {
+                for &i in group(g + 1) {
+                    p.prefetch_interest(&f.interest(i, 2));
+                }
+            }
+            Prefetch::Speculative => {
+                for &i in group(g + 2) {
+                    p.prefetch_interest(&f.interest(i, 2));
+                }
+                for &i in group(g + 1) {
+                    p.prefetch_interest_entries(&f.interest(i, 2));
+                }
+            }
+        }
+        for &i in group(g) {
+            black_box(p.on_interest(now, &f.interest(i, 2), 3));
+        }
+    }
+}
+
 /// Keeps a table and a clock across criterion iterations.
 struct State {
     p: Pcct,
@@ -126,6 +185,22 @@ impl State {
             p: Pcct::new(config(), f.hasher.clone()).expect("PCCT"),
             now: 0,
         }
+    }
+
+    /// Caches every Data (unless already done); returns the time to look it up at.
+    fn fill_cs(&mut self, f: &Fixture) -> u64 {
+        if self.p.len_cs() != N {
+            self.reset();
+            let tokens = f.fill(&mut self.p, self.now, 1);
+            let mut down = Vec::with_capacity(8);
+            for (i, t) in tokens.iter().enumerate() {
+                down.clear();
+                self.p
+                    .on_data(self.now, &f.data(i), 2, Some(t), false, &mut down);
+            }
+            assert_eq!(self.p.len_cs(), N);
+        }
+        self.now + 1
     }
 
     /// Empties the PIT (expiry) and the CS.
@@ -275,25 +350,35 @@ fn benches(c: &mut Criterion) {
     });
 
     g.bench_function("cs_hit", |b| {
-        let mut down = Vec::with_capacity(8);
-        s.reset();
-        let now = s.now;
-        let tokens = f.fill(&mut s.p, now, 1);
-        for (i, t) in tokens.iter().enumerate() {
-            down.clear();
-            s.p.on_data(now, &f.data(i), 2, Some(t), false, &mut down);
-        }
-        assert_eq!(s.p.len_cs(), N);
+        let now = s.fill_cs(&f);
         b.iter_custom(|iters| {
             let t = Instant::now();
             for _ in 0..iters {
                 for i in 0..N {
-                    black_box(s.p.on_interest(now + 1, &f.interest(i, 2), 3));
+                    black_box(s.p.on_interest(now, &f.interest(i, 2), 3));
                 }
             }
             t.elapsed()
         })
     });
+
+    let order = shuffled();
+    for (label, mode) in [
+        ("cs_hit_shuffled", Prefetch::None),
+        ("cs_hit_shuffled_bucket8", Prefetch::Bucket),
+        ("cs_hit_shuffled_speculative8", Prefetch::Speculative),
+    ] {
+        g.bench_function(label, |b| {
+            let now = s.fill_cs(&f);
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    hits(&mut s.p, &f, &order, now, mode);
+                }
+                t.elapsed()
+            })
+        });
+    }
     g.finish();
 }
 

@@ -170,6 +170,9 @@ pub struct Downstream {
     pub face: FaceId,
     /// Its PIT token, to echo.
     pub token: DownstreamToken,
+    /// The Nonce of its Interest (its in-record's last nonce): a Nack to this downstream
+    /// carries the Interest with this nonce, since aggregated downstreams sent different ones.
+    pub nonce: u32,
     /// The CongestionMark its Interest carried.
     pub congestion_mark: u8,
 }
@@ -220,6 +223,17 @@ pub struct Expired {
     pub forwarded: bool,
     /// Nonce of the most recent out-record, if any.
     pub last_out_nonce: Option<u32>,
+}
+
+/// What [`crate::Pcct::purge_face`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FacePurge {
+    /// In-records of the face removed.
+    pub in_records: u32,
+    /// Out-records toward the face removed (from entries that stay).
+    pub out_records: u32,
+    /// PIT entries erased because the face held their last in-record.
+    pub erased: u32,
 }
 
 /// `record_out` could not record the out-record.
@@ -288,4 +302,7 @@ pub struct Counters {
     pub nack_stale: u64,
     /// PIT entries ended by Nacks from every upstream.
     pub nacked: u64,
+    /// PIT entries erased by [`crate::Pcct::purge_face`] because their last downstream's face
+    /// was removed.
+    pub face_purged: u64,
 }

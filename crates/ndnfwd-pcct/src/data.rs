@@ -231,6 +231,7 @@ impl Pcct {
                 out.push(Downstream {
                     face: r.face,
                     token: r.token,
+                    nonce: r.nonce,
                     congestion_mark: r.mark,
                 });
             }

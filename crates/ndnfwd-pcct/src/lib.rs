@@ -8,7 +8,7 @@
 //! PIT for MustBeFresh 1, CS), and a satisfied PIT entry turns into the CS entry in place.
 //! PIT semantics are NFD's (aggregation, per-face in-records, out-records, loop detection by
 //! nonce, exponential retransmission suppression, expiry through a timer wheel reported by
-//! [`Pcct::expire`]). Every Interest we forward carries our [`PitToken`] (worker, generation,
+//! [`Pcct::expire`], face removal by [`Pcct::purge_face`]). Every Interest we forward carries our [`PitToken`] (worker, generation,
 //! index): Data and Nack find their entry in O(1) and a name check follows, so stale, forged or
 //! wrong-length tokens never satisfy another entry; Data and Nack without a usable token are
 //! matched by name. The CS keeps the received [`bytes::Bytes`] without copying, under a packet
@@ -64,7 +64,7 @@ mod token;
 mod wheel;
 
 pub use api::{
-    nack_severity, Counters, DataInfo, DataOutcome, Downstream, Expired, InterestInfo,
+    nack_severity, Counters, DataInfo, DataOutcome, Downstream, Expired, FacePurge, InterestInfo,
     InterestOutcome, NackInfo, NackOutcome, PitHandle, RecordError,
 };
 pub use config::{CsPolicy, PcctConfig, UnsolicitedPolicy, MS};

@@ -139,6 +139,7 @@ pub struct Pcct {
     pub(crate) digest_pending: u32,
     pub(crate) counters: Counters,
     pub(crate) matched: Vec<(u32, Relation)>,
+    /// Scratch list of PIT parts: due ones in `expire`, the face's ones in `purge_face`.
     pub(crate) due: Vec<u32>,
     pub(crate) scratch_name: Vec<u8>,
     pub(crate) scratch_hashes: PrefixHashes,
@@ -427,16 +428,43 @@ impl Pcct {
             .prefetch(key_hash(it.hashes.full(), it.forwarding_hint_hash));
     }
 
+    /// Speculative entry prefetch (seed 002's Speculative HT Lookup): prefetches the PCC
+    /// entries (keys) behind every fingerprint match in the Interest's bucket. Call it one step
+    /// after [`Pcct::prefetch_interest`] with the same Interest, once that bucket is in cache.
+    /// It reads only the bucket, so it never changes an outcome.
+    ///
+    /// The PIT and CS parts behind a key are not prefetched: their indices are in the key line
+    /// this call starts fetching, so reading them here would stall on the very miss it hides.
+    #[inline]
+    pub fn prefetch_interest_entries(&self, it: &InterestInfo<'_>) {
+        self.for_each_interest_candidate(it, |k| self.keys.prefetch(k));
+    }
+
+    /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key.
+    fn for_each_interest_candidate(&self, it: &InterestInfo<'_>, f: impl FnMut(u32)) {
+        let hash = key_hash(it.hashes.full(), it.forwarding_hint_hash);
+        self.table.candidates(hash, f);
+    }
+
     /// Prefetches what a Data will touch first: the entry its token names if the token is
     /// ours (an exact match then needs no bucket), else the bucket of its name.
     #[inline]
     pub fn prefetch_data(&self, d: &DataInfo<'_>, token: Option<&[u8]>) {
+        self.prefetch_data_name(d.hashes, token);
+    }
+
+    /// [`Pcct::prefetch_data`] from the Data name's prefix hashes alone (no [`DataInfo`], hence
+    /// no `Bytes` clone, needed): the key slot our token names, else the bucket of the name's
+    /// table hash. Any token (absent, another worker's, forged, wrong length) and any hashes
+    /// are fine; a prefetch never changes an outcome.
+    #[inline]
+    pub fn prefetch_data_name(&self, hashes: &PrefixHashes, token: Option<&[u8]>) {
         let ours = token
             .and_then(|t| PitToken::from_bytes(t).ok())
             .filter(|t| t.worker() == self.cfg.worker_id);
         match ours {
             Some(t) => self.keys.prefetch(t.index()),
-            None => self.table.prefetch(d.hashes.full()),
+            None => self.table.prefetch(hashes.full()),
         }
     }
 
@@ -479,6 +507,45 @@ impl Pcct {
                 let o = self.on_data(now, &a.data, a.face, a.token, a.face_is_local, downstreams);
                 out.push(o);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndn_packet::{Name, SipVariant};
+
+    /// The key an Interest finds is among the candidates its speculative prefetch visits, with
+    /// and without a forwarding hint.
+    #[test]
+    fn interest_candidates_include_the_key_found() {
+        let hasher = NameHasher::new([5; 16], SipVariant::Sip13);
+        let mut pcct = Pcct::new(PcctConfig::default(), hasher.clone()).unwrap();
+        let name = Name::from_uri("/x/y").unwrap();
+        let mut h = PrefixHashes::default();
+        hasher.hash_prefixes(name.as_ref(), &mut h);
+        for (nonce, fh) in [(1, None), (2, Some(0x1234_5678_9abc_def0))] {
+            let it = InterestInfo {
+                name: name.as_ref(),
+                hashes: &h,
+                can_be_prefix: false,
+                must_be_fresh: false,
+                forwarding_hint_hash: fh,
+                nonce,
+                lifetime_ns: None,
+                hop_limit: None,
+                token: DownstreamToken::EMPTY,
+                congestion_mark: 0,
+            };
+            let mut seen = Vec::new();
+            pcct.for_each_interest_candidate(&it, |k| seen.push(k));
+            assert!(seen.is_empty(), "not inserted yet");
+            let InterestOutcome::NewPit { pit } = pcct.on_interest(0, &it, 1) else {
+                panic!("new entry expected");
+            };
+            pcct.for_each_interest_candidate(&it, |k| seen.push(k));
+            assert_eq!(seen, vec![pit.token.index()], "{fh:?}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! PIT operations: incoming Interest (CS lookup, loop check, aggregation, insert), out-records
-//! and retransmission suppression, Nacks, rejection and expiry.
+//! and retransmission suppression, Nacks, rejection, face removal and expiry.
 //!
 //! Semantics follow NFD's forwarder:
 //! - Loop: the nonce equals an in-record nonce of *another* face or any out-record nonce, and
@@ -16,8 +16,8 @@ use ndn_packet::tlv::tt;
 use ndn_packet::{FaceId, NackReason, NameRef};
 
 use crate::api::{
-    nack_severity, Downstream, Expired, InterestInfo, InterestOutcome, NackInfo, NackOutcome,
-    PitHandle, RecordError,
+    nack_severity, Downstream, Expired, FacePurge, InterestInfo, InterestOutcome, NackInfo,
+    NackOutcome, PitHandle, RecordError,
 };
 use crate::entry::{key_hash, InRecord, OutRecord, PccEntry, PitEntry, IN_CBP, IN_HOP};
 use crate::list::NIL;
@@ -42,6 +42,7 @@ fn push_downstreams(v: View<'_>, now: u64, except: Option<FaceId>, out: &mut Vec
             out.push(Downstream {
                 face: r.face,
                 token: r.token,
+                nonce: r.nonce,
                 congestion_mark: r.mark,
             });
         }
@@ -360,6 +361,66 @@ impl Pcct {
             self.maybe_free_key(k);
         }
         Some(start..out.len())
+    }
+
+    /// Removes face `face` from the PIT (NFD `cleanupOnFaceRemoval`): its in-record is erased
+    /// from every entry, and an entry left without in-records is erased (timer cancelled,
+    /// records freed; the token of a key left empty stops matching, its generation bumped).
+    /// From every entry that stays, the out-record toward `face` is erased. The CS is kept.
+    ///
+    /// An entry that stays, had a pending (not nacked) out-record toward `face`, now has no
+    /// pending upstream left, and still has an unexpired downstream is appended to `orphans`:
+    /// no upstream will answer it. The caller may forward it elsewhere (`record_out`), or
+    /// [`Pcct::reject`] it and send its downstreams Nack NoRoute (each [`Downstream`] carries
+    /// its own nonce), or let it expire, as NFD does. Cost: one pass over the PIT arena (face
+    /// removal is rare); no allocation once `orphans` has capacity.
+    pub fn purge_face(
+        &mut self,
+        now: u64,
+        face: FaceId,
+        orphans: &mut Vec<PitHandle>,
+    ) -> FacePurge {
+        let mut hit = core::mem::take(&mut self.due);
+        hit.clear();
+        let exts = &self.exts;
+        hit.extend(self.pits.iter().filter_map(|(p, e)| {
+            let v = View::new(e, exts);
+            (v.in_position(face).is_some() || v.out_position(face).is_some()).then_some(p)
+        }));
+        let mut done = FacePurge::default();
+        for &p in &hit {
+            let Some(e) = self.pits.get_mut(p) else {
+                continue;
+            };
+            let had_cbp = e.n_cbp > 0;
+            let mut recs = Recs::new(e, &mut self.exts);
+            if let Some(i) = recs.view().in_position(face) {
+                recs.swap_remove_in(i);
+                done.in_records += 1;
+            }
+            if recs.view().n_in() == 0 {
+                if let Some(k) = self.free_part(p) {
+                    self.maybe_free_key(k);
+                }
+                done.erased += 1;
+                continue;
+            }
+            let mut was_pending = false;
+            if let Some(i) = recs.view().out_position(face) {
+                was_pending = recs.remove_out(i).is_some_and(|r| !r.nacked);
+                done.out_records += 1;
+            }
+            let v = recs.view();
+            let orphan =
+                was_pending && v.outs().all(|r| r.nacked) && v.ins().any(|r| r.expiry > now);
+            self.refresh_part(p, had_cbp);
+            if let Some(h) = self.handle_of(p).filter(|_| orphan) {
+                orphans.push(h);
+            }
+        }
+        self.counters.face_purged += u64::from(done.erased);
+        self.due = hit;
+        done
     }
 
     /// Erases every PIT entry whose expiry is `<= now`, appending one [`Expired`] per entry to

@@ -1,7 +1,8 @@
 //! The in- and out-records of one PIT entry as two logical arrays: the first
 //! [`IN_INLINE`]/[`OUT_INLINE`] live in the entry, the rest in its extension block (bounded
-//! pool, attached by `Pcct::reserve_record` before a push). Removal swaps the last record in,
-//! so records stay dense and unordered.
+//! pool, attached by `Pcct::reserve_record` before a push). Records stay dense: removing an
+//! in-record swaps the last one in (in-records are unordered); removing an out-record shifts
+//! the later ones down (out-records stay in creation order).
 
 use ndnfwd_table::Arena;
 
@@ -167,6 +168,18 @@ impl<'a> Recs<'a> {
         self.pit.n_in -= 1;
         Some(removed)
     }
+
+    /// Removes out-record `i`, shifting the later ones down: out-records keep the order they
+    /// were created in (`Pcct::expire` breaks send-time ties by it).
+    pub(crate) fn remove_out(&mut self, i: usize) -> Option<OutRecord> {
+        let removed = *self.view().out_at(i)?;
+        for j in i + 1..usize::from(self.pit.n_out) {
+            let next = *self.view().out_at(j)?;
+            *self.out_at_mut(j - 1)? = next;
+        }
+        self.pit.n_out -= 1;
+        Some(removed)
+    }
 }
 
 /// Whether a record of one more can be stored without an extension block.
@@ -216,5 +229,30 @@ mod tests {
         faces.sort_unstable();
         assert_eq!(faces, (0..16).filter(|&f| f != 1).collect::<Vec<_>>());
         assert!(r.swap_remove_in(40).is_none());
+    }
+
+    #[test]
+    fn out_records_keep_their_order_across_the_extension() {
+        let mut exts: Arena<Ext> = Arena::with_capacity(1);
+        let mut pit = PitEntry::new(0, false, 0);
+        pit.ext = exts.alloc(Ext::EMPTY).ok().unwrap();
+        let mut r = Recs::new(&mut pit, &mut exts);
+        for face in 0..7 {
+            let out = OutRecord {
+                face,
+                ..OutRecord::EMPTY
+            };
+            assert!(r.push_out(out));
+        }
+        // Records 3..7 shift down, 4 from the extension block into the inline array.
+        assert_eq!(r.remove_out(2).map(|x| x.face), Some(2));
+        assert_eq!(r.remove_out(5).map(|x| x.face), Some(6), "the last itself");
+        let faces: Vec<u32> = r.view().outs().map(|x| x.face).collect();
+        assert_eq!(faces, vec![0, 1, 3, 4, 5]);
+        assert!(r.remove_out(5).is_none());
+        for _ in 0..5 {
+            assert!(r.remove_out(0).is_some());
+        }
+        assert!(r.remove_out(0).is_none(), "empty");
     }
 }

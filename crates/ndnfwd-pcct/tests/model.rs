@@ -1,7 +1,8 @@
-//! Model-based test: random sequences of Interest, Data, Nack, out-record, reject, erase and
-//! time-advance events run against the PCCT and against a plain reference (maps and vectors
-//! implementing the documented rules directly); every outcome and the table sizes must agree,
-//! for each CS policy. LRU and FIFO run with a small CS (evictions are modelled exactly); ARC
+//! Model-based test: random sequences of Interest, Data, Nack, out-record, reject, erase,
+//! face-removal and time-advance events run against the PCCT and against a plain reference (maps
+//! and vectors implementing the documented rules directly); every outcome (downstream nonces
+//! included) and the table sizes must agree, for each CS policy. Every Interest and Data is
+//! preceded by the prefetch calls the engine makes, which must change nothing. LRU and FIFO run with a small CS (evictions are modelled exactly); ARC
 //! runs with a CS large enough never to evict (its order is then unobservable).
 
 mod common;
@@ -101,6 +102,10 @@ enum Ev {
     Advance {
         ms: u64,
     },
+    /// The face is removed: `purge_face`.
+    FaceDown {
+        face: u32,
+    },
 }
 
 fn tok() -> impl Strategy<Value = Tok> {
@@ -140,6 +145,7 @@ fn ev(names: usize) -> impl Strategy<Value = Ev> {
         3 => prop_oneof![4 => Just(1u64), 4 => Just(4), 4 => Just(9), 2 => Just(30),
                          1 => Just(200), 1 => Just(3_500)]
             .prop_map(|ms| Ev::Advance { ms }),
+        1 => (1..=FACES).prop_map(|face| Ev::FaceDown { face }),
     ]
 }
 
@@ -213,8 +219,19 @@ enum IOut {
     Full,
 }
 
-/// Downstreams (face, token), matched parts, cached, unsolicited, via token.
-type DataResult = (Vec<(u32, Vec<u8>)>, u32, bool, bool, bool);
+/// Downstreams (face, token), the (face, nonce) pairs of every satisfied in-record, matched
+/// parts, cached, unsolicited, via token.
+type DataResult = (
+    Vec<(u32, Vec<u8>)>,
+    BTreeSet<(u32, u32)>,
+    u32,
+    bool,
+    bool,
+    bool,
+);
+
+/// What `purge_face` did: in-records, out-records and entries removed, orphaned entries.
+type PurgeResult = (u32, u32, u32, BTreeSet<(Key, bool)>);
 
 fn is_prefix(p: &Name, n: &Name) -> bool {
     p.len() < n.len() && p.as_ref().is_prefix_of(n.as_ref())
@@ -461,6 +478,7 @@ impl Model {
             }
         }
         let mut down: Vec<(u32, Vec<u8>)> = vec![];
+        let mut nonces = BTreeSet::new();
         let mut parts = 0;
         for (k, rel) in &matched {
             for m in [false, true] {
@@ -471,6 +489,7 @@ impl Model {
                 let (sat, keep): (Vec<In>, Vec<In>) =
                     p.ins.drain(..).partition(|r| *rel != 1 || r.cbp);
                 for r in &sat {
+                    nonces.insert((r.face, r.nonce));
                     if r.expiry > now && r.face != face && !down.iter().any(|d| d.0 == r.face) {
                         down.push((r.face, vec![r.face as u8]));
                     }
@@ -512,7 +531,7 @@ impl Model {
             }
         }
         self.evict();
-        (down, parts, cached, !solicited, via_token)
+        (down, nonces, parts, cached, !solicited, via_token)
     }
 
     fn bytes(&self) -> u64 {
@@ -540,7 +559,7 @@ impl Model {
         face: u32,
         nonce: u32,
         reason: NackReason,
-    ) -> (u8, Option<NackReason>, BTreeSet<u32>) {
+    ) -> (u8, Option<NackReason>, BTreeSet<(u32, u32)>) {
         let pk = (k, mbf);
         let Some(p) = self.pits.get_mut(&pk) else {
             return (0, None, BTreeSet::new());
@@ -567,10 +586,39 @@ impl Model {
             .ins
             .iter()
             .filter(|r| r.expiry > now && r.face != face)
-            .map(|r| r.face)
+            .map(|r| (r.face, r.nonce))
             .collect();
         self.pits.remove(&pk);
         (3, least, down)
+    }
+
+    /// NFD `cleanupOnFaceRemoval`, plus the orphan report of `purge_face`.
+    fn face_down(&mut self, now: u64, face: u32) -> PurgeResult {
+        let (mut ins, mut outs, mut erased) = (0, 0, 0);
+        let mut orphans = BTreeSet::new();
+        let keys: Vec<(Key, bool)> = self.pits.keys().cloned().collect();
+        for pk in keys {
+            let Some(p) = self.pits.get_mut(&pk) else {
+                continue;
+            };
+            let n = p.ins.len();
+            p.ins.retain(|r| r.face != face);
+            ins += (n - p.ins.len()) as u32;
+            if p.ins.is_empty() {
+                self.pits.remove(&pk);
+                erased += 1;
+                continue;
+            }
+            let pending = p.outs.iter().any(|o| o.face == face && o.nack.is_none());
+            let n = p.outs.len();
+            p.outs.retain(|o| o.face != face);
+            outs += (n - p.outs.len()) as u32;
+            let none_pending = p.outs.iter().all(|o| o.nack.is_some());
+            if pending && none_pending && p.ins.iter().any(|r| r.expiry > now) {
+                orphans.insert(pk);
+            }
+        }
+        (ins, outs, erased, orphans)
     }
 }
 
@@ -744,6 +792,8 @@ impl Harness {
                     token: DownstreamToken::new(&[face as u8]).unwrap(),
                     congestion_mark: 0,
                 };
+                self.pcct.prefetch_interest(&info);
+                self.pcct.prefetch_interest_entries(&info);
                 let got = self.pcct.on_interest(now, &info, face);
                 let dg = digest_of.map(|v| common::digest(&data_wire(base, &[v])));
                 let want =
@@ -806,11 +856,12 @@ impl Harness {
                 let mut d = data(n, &h, wire.clone(), *freshness);
                 d.no_cache = *no_cache;
                 let mut out = vec![];
+                self.pcct.prefetch_data_name(&h, tb.as_deref());
                 let got = self
                     .pcct
                     .on_data(now, &d, *face, tb.as_deref(), *local, &mut out);
                 let tk = self.token_key(&tb);
-                let (down, parts, cached, unsolicited, via_token) = self
+                let (down, nonces, parts, cached, unsolicited, via_token) = self
                     .model
                     .data(now, n, &wire, *freshness, *face, tk, *local, *no_cache);
                 let got_down: Vec<(u32, Vec<u8>)> = out[got.downstreams.clone()]
@@ -820,6 +871,13 @@ impl Harness {
                 assert_eq!(got_down.len(), down.len(), "one per face {e:?}");
                 assert_eq!(down_set(&got_down), down_set(&down), "{e:?}");
                 assert!(got_down.iter().all(|(f, t)| t == &vec![*f as u8]));
+                let got_nonces = out[got.downstreams.clone()].iter();
+                assert!(
+                    got_nonces
+                        .clone()
+                        .all(|d| nonces.contains(&(d.face, d.nonce))),
+                    "nonces {e:?}"
+                );
                 assert_eq!(
                     (got.matched, got.cached, got.unsolicited, got.via_token),
                     (parts, cached, unsolicited, via_token),
@@ -880,7 +938,7 @@ impl Harness {
                     } => (
                         3,
                         Some(reason),
-                        out[downstreams].iter().map(|d| d.face).collect(),
+                        out[downstreams].iter().map(|d| (d.face, d.nonce)).collect(),
                     ),
                 };
                 assert_eq!(mapped, want, "{e:?}");
@@ -905,16 +963,18 @@ impl Harness {
                     return;
                 };
                 let mut out = vec![];
-                let got = self
-                    .pcct
-                    .reject(now, h, &mut out)
-                    .map(|r| out[r].iter().map(|d| d.face).collect::<BTreeSet<_>>());
+                let got = self.pcct.reject(now, h, &mut out).map(|r| {
+                    out[r]
+                        .iter()
+                        .map(|d| (d.face, d.nonce))
+                        .collect::<BTreeSet<_>>()
+                });
                 let want = self.handle_live(&h).map(|k| {
                     let p = self.model.pits.remove(&(k, h.must_be_fresh)).unwrap();
                     p.ins
                         .iter()
                         .filter(|r| r.expiry > now)
-                        .map(|r| r.face)
+                        .map(|r| (r.face, r.nonce))
                         .collect()
                 });
                 assert_eq!(got, want, "{e:?}");
@@ -940,6 +1000,30 @@ impl Harness {
                     self.model.remove_cs(v);
                 }
                 assert_eq!(got, victims.len(), "{e:?}");
+            }
+            &Ev::FaceDown { face } => {
+                let mut orphans = vec![];
+                let got = self.pcct.purge_face(now, face, &mut orphans);
+                let got_orphans: BTreeSet<(Key, bool)> = orphans
+                    .iter()
+                    .map(|h| {
+                        let (k, valid) = self.tokens[&h.token.to_u64()].clone();
+                        assert!(valid, "orphan with a dead token");
+                        (k, h.must_be_fresh)
+                    })
+                    .collect();
+                assert_eq!(got_orphans.len(), orphans.len(), "orphans listed once");
+                let (ins, outs, erased, want_orphans) = self.model.face_down(now, face);
+                assert_eq!(
+                    (got.in_records, got.out_records, got.erased),
+                    (ins, outs, erased),
+                    "{e:?}"
+                );
+                assert_eq!(got_orphans, want_orphans, "{e:?}");
+                for h in &self.handles {
+                    assert!(self.pcct.in_records(*h).all(|r| r.face != face));
+                    assert!(self.pcct.out_records(*h).all(|r| r.face != face));
+                }
             }
             Ev::Advance { ms } => {
                 self.now += ms * MS;

@@ -268,6 +268,7 @@ fn in_record_fields_are_kept_and_echoed() {
         vec![Downstream {
             face: 4,
             token: i.token,
+            nonce: 5,
             congestion_mark: 1
         }]
     );
@@ -338,6 +339,60 @@ fn nack_least_severe_once_all_upstreams_nacked() {
         .map(|c| nack_severity(NackReason::from_code(c)))
         .to_vec();
     assert_eq!(ranks, vec![0, 1, 2, 3]);
+}
+
+/// Aggregated downstreams sent different nonces; each `Downstream` carries its own, for Nack,
+/// reject and Data alike.
+#[test]
+fn downstreams_carry_their_own_nonce() {
+    let mut p = pcct(PcctConfig::default());
+    let n = name("/nonces");
+    let h = hashes(&n);
+    let setup = |p: &mut Pcct| {
+        let pit = new_pit(p.on_interest(0, &interest(&n, &h, 11), 1));
+        p.on_interest(0, &interest(&n, &h, 22), 2);
+        p.on_interest(0, &interest(&n, &h, 33), 3);
+        // Face 1 refreshes its in-record with a new nonce.
+        p.on_interest(0, &interest(&n, &h, 44), 1);
+        p.record_out(0, pit, 9, 33).unwrap();
+        pit
+    };
+    let pairs = |out: &[Downstream]| {
+        let mut v: Vec<(u32, u32)> = out.iter().map(|d| (d.face, d.nonce)).collect();
+        v.sort_unstable();
+        v
+    };
+    let pit = setup(&mut p);
+    let info = NackInfo {
+        name: n.as_ref(),
+        hashes: &h,
+        must_be_fresh: false,
+        forwarding_hint_hash: None,
+        nonce: 33,
+        reason: NackReason::NoRoute,
+    };
+    let mut out = vec![];
+    let o = p.on_nack(1, &info, 9, Some(&pit.token.to_bytes()), &mut out);
+    let NackOutcome::Nacked { downstreams, .. } = o else {
+        panic!("{o:?}")
+    };
+    assert_eq!(pairs(&out[downstreams]), vec![(1, 44), (2, 22), (3, 33)]);
+
+    let pit = setup(&mut p);
+    out.clear();
+    let r = p.reject(1, pit, &mut out).unwrap();
+    assert_eq!(pairs(&out[r]), vec![(1, 44), (2, 22), (3, 33)]);
+
+    let pit = setup(&mut p);
+    out.clear();
+    let wire = data_wire(&n, b"d");
+    let tok = pit.token.to_bytes();
+    let o = p.on_data(1, &data(&n, &h, wire, 0), 2, Some(&tok), false, &mut out);
+    assert_eq!(
+        pairs(&out[o.downstreams]),
+        vec![(1, 44), (3, 33)],
+        "ingress excluded"
+    );
 }
 
 #[test]
@@ -495,6 +550,65 @@ fn burst_equals_single_calls() {
     assert_eq!(got, want);
     assert_eq!(d1, d2);
     assert_eq!(burst.len_cs(), 13);
+}
+
+/// The prefetch calls, fed anything (no components, forged or foreign tokens, huge indices),
+/// leave every outcome and counter as it would be without them.
+#[test]
+fn prefetch_with_any_input_changes_nothing() {
+    let cfg = PcctConfig {
+        worker_id: 2,
+        ..PcctConfig::default()
+    };
+    let (mut plain, mut fetched) = (pcct(cfg), pcct(cfg));
+    let names: Vec<_> = (0..12).map(|i| name(&format!("/pf/{}", i % 5))).collect();
+    let hs: Vec<_> = names.iter().map(hashes).collect();
+    let empty = ndn_packet::PrefixHashes::default();
+    let root = name("/");
+    let junk = [
+        vec![],
+        vec![2, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+        vec![9; 8],
+        vec![2; 5],
+    ];
+    for i in 0..names.len() {
+        let mut it = interest(&names[i], &hs[i], i as u32);
+        it.forwarding_hint_hash = (i % 3 == 0).then_some(77);
+        fetched.prefetch_interest(&it);
+        fetched.prefetch_interest_entries(&it);
+        fetched.prefetch_interest_entries(&interest(&root, &empty, 0));
+        let (a, b) = (
+            plain.on_interest(i as u64, &it, 1),
+            fetched.on_interest(i as u64, &it, 1),
+        );
+        assert_eq!(a, b);
+        if let InterestOutcome::NewPit { pit } = a {
+            plain.record_out(i as u64, pit, 3, i as u32).unwrap();
+            fetched.record_out(i as u64, pit, 3, i as u32).unwrap();
+        }
+    }
+    let tokens: Vec<_> = (0..4u32)
+        .map(|k| PitToken::new(2, 0, k).to_bytes().to_vec())
+        .collect();
+    let (mut d1, mut d2) = (vec![], vec![]);
+    for i in 0..names.len() {
+        let wire = data_wire(&names[i], b"p");
+        let tok = tokens.get(i % 6).map(Vec::as_slice);
+        for j in &junk {
+            fetched.prefetch_data_name(&empty, Some(j));
+            fetched.prefetch_data_name(&hs[i], Some(j));
+        }
+        fetched.prefetch_data_name(&hs[i], tok);
+        let d = data(&names[i], &hs[i], wire, 0);
+        let a = plain.on_data(50, &d, 3, tok, false, &mut d1);
+        assert_eq!(a, fetched.on_data(50, &d, 3, tok, false, &mut d2));
+    }
+    assert_eq!(d1, d2);
+    assert_eq!(plain.counters(), fetched.counters());
+    assert_eq!(
+        (plain.len_pit(), plain.len_cs()),
+        (fetched.len_pit(), fetched.len_cs())
+    );
 }
 
 #[test]

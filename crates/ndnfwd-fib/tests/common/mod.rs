@@ -45,6 +45,16 @@ pub fn answer(r: &FibReader, h: &NameHasher, n: NameRef<'_>) -> Option<(usize, u
         .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
 }
 
+/// [`answer`] preceded by both prefetch steps of the engine (buckets, then speculative entries).
+pub fn answer_prefetched(r: &FibReader, h: &NameHasher, n: NameRef<'_>) -> Option<(usize, u32)> {
+    let mut hs = PrefixHashes::default();
+    h.hash_prefixes(n, &mut hs);
+    r.prefetch(&hs);
+    r.prefetch_entries(&hs);
+    r.lookup(&hs)
+        .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
+}
+
 /// Probes spent by a lookup.
 pub fn probes(r: &FibReader, h: &NameHasher, n: NameRef<'_>) -> (Option<usize>, u32) {
     let mut hs = PrefixHashes::default();

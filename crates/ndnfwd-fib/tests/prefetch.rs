@@ -1,0 +1,102 @@
+//! Speculative entry prefetch (`FibReader::prefetch_entries`): calling it, for any hashes, never
+//! changes what a lookup answers, on empty and random FIBs, for every algorithm.
+
+mod common;
+
+use common::{hasher, hop, writer, Model};
+use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
+use ndnfwd_fib::{FibReader, LpmAlgorithm};
+use proptest::prelude::*;
+
+const ALGORITHMS: [LpmAlgorithm; 3] = [
+    LpmAlgorithm::LongestFirst,
+    LpmAlgorithm::TwoStage,
+    LpmAlgorithm::BinarySearch,
+];
+
+fn to_name(comps: &[u8]) -> Name {
+    comps.iter().fold(Name::new(), |n, c| n.push([b'a' + c]))
+}
+
+/// (depth, first nexthop face) after both prefetch steps, checked equal to the plain lookup.
+fn prefetched_answer(r: &FibReader, hs: &PrefixHashes) -> Option<(usize, u32)> {
+    let summary = |r: &FibReader| {
+        r.lookup(hs)
+            .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
+    };
+    let before = summary(r);
+    r.prefetch(hs);
+    r.prefetch_entries(hs);
+    let after = summary(r);
+    assert_eq!(before, after, "prefetch changed the answer");
+    after
+}
+
+/// Names to look up: each prefix, each prefix extended, random names, and 200-component names.
+fn names(model: &Model, extra: &[Vec<u8>]) -> Vec<Name> {
+    let mut v: Vec<Name> = model.prefixes.keys().cloned().collect();
+    v.extend(
+        model
+            .prefixes
+            .keys()
+            .map(|p| p.clone().append(to_name(&[1, 0]).as_ref())),
+    );
+    for e in extra {
+        v.push(to_name(e));
+        let mut long = e.clone();
+        long.resize(200, 2);
+        v.push(to_name(&long));
+    }
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prefetch_entries_never_changes_lookups(
+        prefixes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 0..30),
+        extra in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..10), 1..5),
+        m in 1u8..6,
+    ) {
+        let h = hasher();
+        let other = NameHasher::new([0x55; 16], SipVariant::Sip24);
+        let mut model = Model::default();
+        let mut fibs: Vec<_> = ALGORITHMS.iter().map(|&a| writer(a, m)).collect();
+        for (c, face) in &prefixes {
+            let n = to_name(c);
+            for w in fibs.iter_mut() {
+                w.set(n.as_ref(), &hop(*face), 0).unwrap();
+            }
+            model.prefixes.insert(n, *face);
+        }
+        let mut hs = PrefixHashes::default();
+        for w in &fibs {
+            let r = w.handle().reader();
+            // Never hashed: no components at all.
+            prop_assert_eq!(prefetched_answer(&r, &PrefixHashes::default()), model.lpm(Name::new().as_ref()));
+            for n in names(&model, &extra) {
+                h.hash_prefixes(n.as_ref(), &mut hs);
+                prop_assert_eq!(prefetched_answer(&r, &hs), model.lpm(n.as_ref()), "{} {:?}", n, w.lpm());
+                // Hashes under another key name nothing but the root.
+                other.hash_prefixes(n.as_ref(), &mut hs);
+                prop_assert_eq!(prefetched_answer(&r, &hs), model.lpm(Name::new().as_ref()));
+            }
+        }
+    }
+}
+
+#[test]
+fn prefetch_entries_on_empty_fib_and_long_names() {
+    let h = hasher();
+    let long = to_name(&[1; 200]);
+    let mut hs = PrefixHashes::default();
+    h.hash_prefixes(long.as_ref(), &mut hs);
+    for a in ALGORITHMS {
+        let mut w = writer(a, 3);
+        let r = w.handle().reader();
+        assert_eq!(prefetched_answer(&r, &hs), None);
+        w.set(to_name(&[1; 100]).as_ref(), &hop(7), 0).unwrap();
+        assert_eq!(prefetched_answer(&r, &hs), Some((100, 7)), "{a:?}");
+    }
+}
