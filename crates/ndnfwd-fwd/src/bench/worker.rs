@@ -1,0 +1,253 @@
+//! The worker side of the benchmark: packet encoding and the per-thread phase loop.
+
+use bytes::BytesMut;
+use ndn_packet::tlv::tt;
+use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher};
+use ndnfwd_fib::bulk::PrefixSource;
+use ndnfwd_fib::{FibHandle, NextHop, StrategyId};
+use ndnfwd_pcct::{PcctConfig, MS};
+use ndnfwd_workload::{NameSource, Workload};
+use std::sync::Barrier;
+
+use super::{BenchConfig, BenchError, Schedule, CONSUMER, CONTENT, UPSTREAMS};
+use crate::cycles::{cycle_counter, thread_cpu_ns, StageCycles};
+use crate::face::FaceInfo;
+use crate::packet::{RxLp, RxPacket, Token, TxPacket};
+use crate::{Engine, EngineConfig, PrefetchMode};
+
+/// Every workload prefix with one of [`UPSTREAMS`] single-nexthop sets.
+pub(super) struct Routes<'a>(pub(super) &'a Workload, pub(super) u64);
+
+impl PrefixSource for Routes<'_> {
+    fn count(&self) -> u64 {
+        self.1
+    }
+
+    fn prefix(&self, i: u64, out: &mut Vec<u8>) {
+        self.0.prefix_into(i, out);
+    }
+
+    fn route(&self, i: u64, out: &mut Vec<NextHop>) -> StrategyId {
+        out.push(NextHop {
+            face: 2 + (i % u64::from(UPSTREAMS)) as u32,
+            cost: 10,
+        });
+        0
+    }
+}
+
+/// Interest name `i`: the workload's, plus a sequence number for workloads whose Interest
+/// names can repeat (`yuan` looks up its own prefixes; `real` draws from a vocabulary).
+pub(super) fn interest_name(w: &Workload, i: u64, buf: &mut Vec<u8>) -> Option<Name> {
+    w.interest_into(i, buf);
+    if !matches!(w, Workload::So(_)) {
+        ndn_packet::name::push_number_component(buf, tt::SEQUENCE_NUM_COMPONENT, i);
+    }
+    Name::from_value(buf.clone()).ok()
+}
+
+/// One measured phase of one worker.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Sample {
+    pub(super) cycles: u64,
+    /// Thread CPU time of the phase (0 where unknown).
+    pub(super) cpu_ns: u64,
+    pub(super) packets: u64,
+    pub(super) unmatched: u64,
+}
+
+/// Shared, read-only context of the workers.
+pub(super) struct Ctx<'a> {
+    pub(super) cfg: &'a BenchConfig,
+    pub(super) workload: &'a Workload,
+    pub(super) fib: &'a FibHandle,
+    pub(super) hasher: &'a NameHasher,
+    pub(super) modes: &'a [PrefetchMode],
+    pub(super) schedule: Schedule,
+    pub(super) barrier: &'a Barrier,
+}
+
+/// What a worker hands back: per slot and phase its sample; per mode and phase the accounting
+/// run's stage cycles.
+pub(super) struct WorkerOut {
+    pub(super) samples: Vec<[Sample; 2]>,
+    pub(super) stages: Vec<[StageCycles; 2]>,
+}
+
+/// Packets of one phase, carved from one buffer like a receive ring's.
+fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) {
+    out.clear();
+    let n = ctx.cfg.pit_capacity as usize;
+    let mut pool = BytesMut::with_capacity(n * 96);
+    let mut buf = Vec::with_capacity(256);
+    for k in 0..n as u64 {
+        let i = base + k;
+        let Some(name) = interest_name(ctx.workload, i, &mut buf) else {
+            continue;
+        };
+        let wire = InterestBuilder::new(name)
+            .nonce((i as u32).to_be_bytes())
+            .hop_limit(64)
+            .encode();
+        if let Ok(wire) = wire {
+            pool.extend_from_slice(&wire);
+            out.push(RxPacket {
+                face: CONSUMER,
+                wire: pool.split().freeze(),
+                lp: RxLp::default(),
+            });
+        }
+    }
+}
+
+fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[Token], out: &mut Vec<RxPacket>) {
+    out.clear();
+    let n = ctx.cfg.pit_capacity as usize;
+    let mut pool = BytesMut::with_capacity(n * 256);
+    let mut buf = Vec::with_capacity(256);
+    for k in 0..n {
+        let i = base + k as u64;
+        let Some(name) = interest_name(ctx.workload, i, &mut buf) else {
+            continue;
+        };
+        let wire = DataBuilder::new(name)
+            .freshness_period(10_000)
+            .content(vec![0x5a; CONTENT])
+            .encode();
+        if let Ok(wire) = wire {
+            pool.extend_from_slice(&wire);
+            out.push(RxPacket {
+                face: 2 + (k as u32 % UPSTREAMS),
+                wire: pool.split().freeze(),
+                lp: RxLp {
+                    pit_token: tokens.get(k).copied().unwrap_or_default(),
+                    ..RxLp::default()
+                },
+            });
+        }
+    }
+}
+
+/// Thread CPU ns since `t0` (0 where the OS does not tell).
+fn elapsed_cpu(t0: Option<u64>) -> u64 {
+    match (t0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => 0,
+    }
+}
+
+/// One worker: its own engine, the same (run, mode, phase) schedule as the main thread.
+pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
+    let cfg = ctx.cfg;
+    let ecfg = EngineConfig {
+        pcct: PcctConfig {
+            worker_id: w as u8,
+            pit_capacity: cfg.pit_capacity,
+            cs_capacity_packets: cfg.cs_capacity,
+            cs_capacity_bytes: u64::from(cfg.cs_capacity) * 1024,
+            ..PcctConfig::default()
+        },
+        ..EngineConfig::default()
+    };
+    let n_slots = ctx.schedule.slots();
+    let mut out = WorkerOut {
+        samples: vec![[Sample::default(); 2]; n_slots],
+        stages: vec![[StageCycles::default(); 2]; ctx.modes.len()],
+    };
+    let mut engine = match Engine::new(ecfg, ctx.hasher.clone(), ctx.fib.reader()) {
+        Ok(e) => e,
+        Err(e) => {
+            // Still walk the barriers (4 per phase) so the main thread is not left waiting.
+            for _ in 0..n_slots * 2 * 4 {
+                ctx.barrier.wait();
+            }
+            return Err(BenchError::Engine(e));
+        }
+    };
+    for f in 0..=UPSTREAMS {
+        engine.add_face(CONSUMER + f, FaceInfo::network());
+    }
+    let packets = cfg.pit_capacity as usize;
+    let mut rx = Vec::with_capacity(packets);
+    let mut tx: Vec<TxPacket> = Vec::with_capacity(cfg.batch * 4);
+    let mut tokens = vec![Token::default(); packets];
+    let mut now = 0u64;
+    for slot in 0..n_slots {
+        let mi = ctx.schedule.mode_of(slot);
+        let mode = ctx.modes.get(mi).copied().unwrap_or_default();
+        engine.set_prefetch(mode);
+        let accounting = ctx.schedule.is_accounting(slot);
+        engine.set_accounting(accounting);
+        let base = ((slot * cfg.workers + w) * packets) as u64;
+
+        // Interest phase.
+        encode_interests(ctx, base, &mut rx);
+        tokens.iter_mut().for_each(|t| *t = Token::default());
+        engine.reset_stage_cycles();
+        ctx.barrier.wait();
+        ctx.barrier.wait();
+        let (c0, t0) = (cycle_counter(), thread_cpu_ns());
+        let mut unmatched = 0;
+        for (b, burst) in rx.chunks(cfg.batch).enumerate() {
+            tx.clear();
+            engine.process(now, burst, &mut tx);
+            if tx.len() == burst.len() {
+                for (k, t) in tx.iter().enumerate() {
+                    if let Some(slot) = tokens.get_mut(b * cfg.batch + k) {
+                        *slot = t.lp.pit_token;
+                    }
+                }
+            } else {
+                unmatched += burst.len() as u64;
+            }
+            now += 1_000;
+        }
+        tx.clear();
+        let cycles = cycle_counter().wrapping_sub(c0);
+        let cpu_ns = elapsed_cpu(t0);
+        ctx.barrier.wait();
+        ctx.barrier.wait();
+        if let Some(s) = out.samples.get_mut(slot) {
+            s[0] = Sample {
+                cycles,
+                cpu_ns,
+                packets: rx.len() as u64,
+                unmatched,
+            };
+        }
+        if let Some(st) = out.stages.get_mut(mi).filter(|_| accounting) {
+            st[0] = *engine.stage_cycles();
+        }
+
+        // Data phase.
+        encode_data(ctx, base, &tokens, &mut rx);
+        engine.reset_stage_cycles();
+        ctx.barrier.wait();
+        ctx.barrier.wait();
+        let (c0, t0) = (cycle_counter(), thread_cpu_ns());
+        for burst in rx.chunks(cfg.batch) {
+            tx.clear();
+            engine.process(now, burst, &mut tx);
+            now += 1_000;
+        }
+        tx.clear();
+        let cycles = cycle_counter().wrapping_sub(c0);
+        let cpu_ns = elapsed_cpu(t0);
+        ctx.barrier.wait();
+        ctx.barrier.wait();
+        if let Some(s) = out.samples.get_mut(slot) {
+            s[1] = Sample {
+                cycles,
+                cpu_ns,
+                packets: rx.len() as u64,
+                unmatched: 0,
+            };
+        }
+        if let Some(st) = out.stages.get_mut(mi).filter(|_| accounting) {
+            st[1] = *engine.stage_cycles();
+        }
+        rx.clear();
+        now += 10 * MS;
+    }
+    Ok(out)
+}

@@ -1,0 +1,578 @@
+//! The engine: one worker's forwarding state and the staged, prefetch-pipelined burst loop.
+//!
+//! # Burst stages and prefetch modes (seed 002 §4, Fig. 2)
+//!
+//! Each packet goes through *prepare* (parse, hash every name prefix, and except in `none`
+//! mode prefetch every bucket its lookups will touch: the PCCT bucket and all FIB buckets of the
+//! probe plan at once) and *process* (PCCT, FIB, strategy, output). The modes differ only in how
+//! far ahead of *process* the *prepare* of later packets runs:
+//!
+//! | mode          | step `i` does                                                           |
+//! |---------------|-------------------------------------------------------------------------|
+//! | `none`        | prepare(i) without prefetch; process(i)                                 |
+//! | `bucket`      | prepare(i) with all-at-once bucket prefetch; process(i) (seed 000)      |
+//! | `prehash`     | prepare(i+1); process(i): hashing i+1 hides i's bucket fetches          |
+//! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i) |
+//!
+//! The speculative step is seed 002's SHTL: the entries behind every fingerprint match of the
+//! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over every
+//! depth of the probe plan, including prefixes the LPM will not end at, and
+//! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
+//! the packet before. Correctness never depends on the mode: prefetches are hints, and table
+//! lookups and updates run in packet order.
+
+use core::str::FromStr;
+
+use ndn_packet::data::Data;
+use ndn_packet::interest::Interest;
+use ndn_packet::lp::NackReason;
+use ndn_packet::tlv::tt;
+use ndn_packet::{FaceId, NameHasher, NameRef, PrefixHashes};
+use ndnfwd_fib::FibReader;
+use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
+
+use crate::counters::Counters;
+use crate::cycles::{Laps, Stage, StageCycles};
+use crate::face::{FaceInfo, FaceTable};
+use crate::packet::{RxPacket, TxPacket};
+use crate::pool::{TxBuffers, DEFAULT_CHUNK};
+use crate::strategy::{
+    full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
+    StrategyError, StrategyId, MAX_FANOUT,
+};
+
+/// Packets in flight in the prepare/process pipeline (lookahead 2, plus the one processed).
+const RING: usize = 4;
+
+/// The default strategy, NFD's.
+pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
+
+/// How the burst loop overlaps memory fetches with work (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PrefetchMode {
+    /// No software prefetch (seed 002's "Naive").
+    None,
+    /// Hash, then prefetch all buckets of the packet at once (seed 000, "Bucket Prefetch").
+    Bucket,
+    /// Hash and prefetch the next packet before processing this one (seed 002 "Pre-Hash").
+    Prehash,
+    /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL").
+    #[default]
+    Speculative,
+}
+
+impl PrefetchMode {
+    /// Every mode, in the order of the seeds' ablation.
+    pub const ALL: [PrefetchMode; 4] = [
+        PrefetchMode::None,
+        PrefetchMode::Bucket,
+        PrefetchMode::Prehash,
+        PrefetchMode::Speculative,
+    ];
+
+    /// Stable name: `none`, `bucket`, `prehash`, `speculative`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            PrefetchMode::None => "none",
+            PrefetchMode::Bucket => "bucket",
+            PrefetchMode::Prehash => "prehash",
+            PrefetchMode::Speculative => "speculative",
+        }
+    }
+
+    /// How many packets ahead of *process* the *prepare* stage runs.
+    const fn lookahead(self) -> usize {
+        match self {
+            PrefetchMode::None | PrefetchMode::Bucket => 0,
+            PrefetchMode::Prehash => 1,
+            PrefetchMode::Speculative => 2,
+        }
+    }
+}
+
+impl FromStr for PrefetchMode {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Self::ALL.into_iter().find(|m| m.key() == s).ok_or(())
+    }
+}
+
+/// Configuration of one engine (one worker).
+#[derive(Debug, Clone, Copy)]
+pub struct EngineConfig {
+    /// The worker's PIT-CS (its `worker_id` goes into our PIT tokens).
+    pub pcct: PcctConfig,
+    /// Burst-loop prefetch mode.
+    pub prefetch: PrefetchMode,
+    /// Size of the chunks outgoing Interests are written into (see `pool`).
+    pub tx_chunk_bytes: usize,
+    /// Seed of the Nonces the engine adds to Interests that arrive without one.
+    pub nonce_seed: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            pcct: PcctConfig::default(),
+            prefetch: PrefetchMode::default(),
+            tx_chunk_bytes: DEFAULT_CHUNK,
+            nonce_seed: 0x6e64_6e66_7764,
+        }
+    }
+}
+
+/// `Engine::new` failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineError {
+    /// The PIT-CS could not be created.
+    Pcct(ndnfwd_pcct::NewError),
+}
+
+impl core::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Pcct(e) => write!(f, "engine: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// The FIB nexthops found for one Interest (lowest cost first).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hops {
+    n: u8,
+    hops: [NextHop; MAX_FANOUT],
+}
+
+impl Hops {
+    pub(crate) const EMPTY: Hops = Hops {
+        n: 0,
+        hops: [NextHop { face: 0, cost: 0 }; MAX_FANOUT],
+    };
+
+    pub(crate) fn clear(&mut self) {
+        self.n = 0;
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Appends nexthops while there is room.
+    pub(crate) fn extend(&mut self, it: impl Iterator<Item = NextHop>) {
+        for nh in it {
+            match self.hops.get_mut(usize::from(self.n)) {
+                Some(slot) => *slot = nh,
+                None => return,
+            }
+            self.n += 1;
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[NextHop] {
+        self.hops.get(..usize::from(self.n)).unwrap_or_default()
+    }
+}
+
+/// A decoded packet of the burst, borrowed from its wire.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Parsed<'a> {
+    /// Undecodable, or neither Interest nor Data.
+    Bad,
+    /// An Interest and the table hash of its forwarding-hint delegation in use.
+    Interest(Interest<'a>, Option<u64>),
+    /// A Nack: the nacked Interest, its forwarding-hint hash and the reason.
+    Nack(Interest<'a>, Option<u64>, Option<NackReason>),
+    /// A Data.
+    Data(Data<'a>),
+}
+
+/// Everything but the hash ring: what the pipelines work on.
+pub(crate) struct Core {
+    pub(crate) hasher: NameHasher,
+    pub(crate) pcct: Pcct,
+    pub(crate) fib: FibReader,
+    pub(crate) faces: FaceTable,
+    pub(crate) strategies: Vec<Box<dyn Strategy>>,
+    pub(crate) choice: StrategyChoice,
+    pub(crate) counters: Counters,
+    pub(crate) cycles: StageCycles,
+    pub(crate) tx: TxBuffers,
+    pub(crate) downstreams: Vec<Downstream>,
+    pub(crate) outs: Vec<OutRecordInfo>,
+    pub(crate) nexthops: Hops,
+    pub(crate) fh_hashes: PrefixHashes,
+    pub(crate) expired: Vec<Expired>,
+    /// Scratch for `Pcct::purge_face` (entries left without a pending upstream; they expire).
+    orphans: Vec<PitHandle>,
+    pub(crate) actions: Actions,
+    nonce_state: u64,
+}
+
+/// One worker's forwarding engine: its PIT-CS, a reader of the shared FIB, the face-info
+/// table, strategies and strategy choice, counters. Feed it bursts with [`Engine::process`].
+pub struct Engine {
+    core: Core,
+    ring: [PrefixHashes; RING],
+    prefetch: PrefetchMode,
+    accounting: bool,
+}
+
+impl core::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Engine")
+            .field("pcct", &self.core.pcct)
+            .field("faces", &self.core.faces.len())
+            .field("prefetch", &self.prefetch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An engine over `fib` (this worker's reader of the shared FIB). `hasher` must carry the
+    /// key the FIB was built with. The root strategy is [`DEFAULT_STRATEGY`].
+    pub fn new(cfg: EngineConfig, hasher: NameHasher, fib: FibReader) -> Result<Self, EngineError> {
+        let pcct = Pcct::new(cfg.pcct, hasher.clone()).map_err(EngineError::Pcct)?;
+        let root = instantiate(DEFAULT_STRATEGY)
+            .unwrap_or_else(|_| Box::new(crate::strategy::BestRoute::new()));
+        let strategies: Vec<Box<dyn Strategy>> = vec![root];
+        let core = Core {
+            choice: StrategyChoice::new(hasher.clone(), 0),
+            hasher,
+            pcct,
+            fib,
+            faces: FaceTable::new(),
+            strategies,
+            counters: Counters::default(),
+            cycles: StageCycles::default(),
+            tx: TxBuffers::new(cfg.tx_chunk_bytes),
+            downstreams: Vec::with_capacity(64),
+            outs: Vec::with_capacity(64),
+            nexthops: Hops::EMPTY,
+            fh_hashes: PrefixHashes::with_capacity(16),
+            expired: Vec::with_capacity(256),
+            orphans: Vec::new(),
+            actions: Actions::new(),
+            nonce_state: cfg.nonce_seed | 1,
+        };
+        Ok(Self {
+            core,
+            ring: core::array::from_fn(|_| PrefixHashes::with_capacity(32)),
+            prefetch: cfg.prefetch,
+            accounting: false,
+        })
+    }
+
+    // ----- faces -----
+
+    /// Adds (or updates) a face.
+    pub fn add_face(&mut self, id: FaceId, info: FaceInfo) {
+        self.core.faces.insert(id, info);
+    }
+
+    /// Removes a face at `now` (NFD's `cleanupOnFaceRemoval`): its in-records leave every PIT
+    /// entry (an entry left without downstream is erased) and its out-records leave every
+    /// entry that stays; from now on it is never chosen as an upstream. An entry whose only
+    /// pending upstream was this face waits for another downstream retransmission or expires,
+    /// as in NFD. The CS is kept; FIB nexthops toward the face are the FIB's business. One pass
+    /// over the PIT (face removal is rare). Returns the face's info if it was known.
+    pub fn remove_face(&mut self, now: u64, id: FaceId) -> Option<FaceInfo> {
+        let info = self.core.faces.remove(id);
+        self.core.orphans.clear();
+        self.core.pcct.purge_face(now, id, &mut self.core.orphans);
+        info
+    }
+
+    /// The engine's faces.
+    pub fn faces(&self) -> &FaceTable {
+        &self.core.faces
+    }
+
+    // ----- strategies -----
+
+    /// Chooses strategy `name` (`/localhost/nfd/strategy/<name>[/v=<n>]`) for `prefix` and
+    /// everything under it that has no longer choice.
+    pub fn set_strategy(&mut self, prefix: NameRef<'_>, name: &str) -> Result<(), StrategyError> {
+        let want = instantiate(name)?;
+        let id = self.strategy_id(want)?;
+        self.core.choice.insert(prefix, id)
+    }
+
+    /// Adds a strategy instance of the caller's own type (e.g. a measurement-driven one) and
+    /// chooses it for `prefix`.
+    pub fn set_custom_strategy(
+        &mut self,
+        prefix: NameRef<'_>,
+        strategy: Box<dyn Strategy>,
+    ) -> Result<(), StrategyError> {
+        let id = self.strategy_id(strategy)?;
+        self.core.choice.insert(prefix, id)
+    }
+
+    /// The instance id of `s`, reusing an existing instance of the same strategy.
+    fn strategy_id(&mut self, s: Box<dyn Strategy>) -> Result<StrategyId, StrategyError> {
+        let existing = self
+            .core
+            .strategies
+            .iter()
+            .position(|x| x.name() == s.name() && x.version() == s.version());
+        let i = match existing {
+            Some(i) => i,
+            None => {
+                self.core.strategies.push(s);
+                self.core.strategies.len() - 1
+            }
+        };
+        StrategyId::try_from(i).map_err(|_| StrategyError::TooManyInstances)
+    }
+
+    /// Removes the choice of `prefix` (the root cannot be removed).
+    pub fn unset_strategy(&mut self, prefix: NameRef<'_>) -> Result<bool, StrategyError> {
+        self.core.choice.remove(prefix)
+    }
+
+    /// Every strategy choice: prefix and full strategy name (`.../v=<n>`), root first.
+    pub fn strategy_choices(&self) -> impl Iterator<Item = (NameRef<'_>, String)> + '_ {
+        self.core.choice.iter().map(|(p, id)| {
+            let name = self
+                .core
+                .strategies
+                .get(usize::from(id))
+                .map_or_else(String::new, |s| full_name(s.as_ref()));
+            (p, name)
+        })
+    }
+
+    /// The full name of the strategy that governs `name`.
+    pub fn strategy_of(&mut self, name: NameRef<'_>) -> String {
+        let id = self.core.choice.find_name(name);
+        self.core
+            .strategies
+            .get(usize::from(id))
+            .map_or_else(String::new, |s| full_name(s.as_ref()))
+    }
+
+    // ----- state -----
+
+    /// Forwarding counters.
+    pub fn counters(&self) -> &Counters {
+        &self.core.counters
+    }
+
+    /// The worker's PIT-CS (read-only: status datasets, table counters).
+    pub fn pcct(&self) -> &Pcct {
+        &self.core.pcct
+    }
+
+    /// The worker's PIT-CS, e.g. for `cs/erase`.
+    pub fn pcct_mut(&mut self) -> &mut Pcct {
+        &mut self.core.pcct
+    }
+
+    /// The worker's FIB reader: call `offline()` on it while the worker idles.
+    pub fn fib_mut(&mut self) -> &mut FibReader {
+        &mut self.core.fib
+    }
+
+    /// Current prefetch mode.
+    pub fn prefetch(&self) -> PrefetchMode {
+        self.prefetch
+    }
+
+    /// Changes the prefetch mode (takes effect at the next burst).
+    pub fn set_prefetch(&mut self, mode: PrefetchMode) {
+        self.prefetch = mode;
+    }
+
+    /// Turns per-stage cycle accounting on or off (free when off).
+    pub fn set_accounting(&mut self, on: bool) {
+        self.accounting = on;
+    }
+
+    /// Cycles per stage since the last reset, while accounting was on.
+    pub fn stage_cycles(&self) -> &StageCycles {
+        &self.core.cycles
+    }
+
+    /// Clears the per-stage cycles.
+    pub fn reset_stage_cycles(&mut self) {
+        self.core.cycles.reset();
+    }
+
+    /// Outgoing-Interest buffer chunks allocated so far (stays at 1 when the caller drops the
+    /// packets it sent before the next bursts).
+    pub fn tx_chunks_allocated(&self) -> u64 {
+        self.core.tx.fresh_chunks()
+    }
+
+    // ----- time -----
+
+    /// Expires PIT entries whose lifetime ended by `now` (Interest finalize); returns how many.
+    /// [`Engine::process`] does this too, at the start of every burst.
+    pub fn tick(&mut self, now: u64) -> usize {
+        self.core.expire(now)
+    }
+
+    // ----- bursts -----
+
+    /// Processes a burst received at `now`, appending the packets to send to `out` (which the
+    /// caller clears and reuses; dropping sent packets before the next burst lets the engine
+    /// recycle its Interest buffers).
+    pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
+        if self.accounting {
+            self.run::<true>(now, burst, out);
+        } else {
+            self.run::<false>(now, burst, out);
+        }
+    }
+
+    fn run<const ACCT: bool>(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
+        let mut laps = Laps::<ACCT>::start();
+        self.core.tx.recycle();
+        self.core.expire(now);
+        laps.lap(&mut self.core.cycles, Stage::Pcct);
+        let mode = self.prefetch;
+        let ahead = mode.lookahead();
+        let mut views = [Parsed::Bad; RING];
+        for (j, rx) in burst.iter().enumerate().take(ahead) {
+            views[j % RING] = self.prepare(rx, j % RING, mode, &mut laps);
+        }
+        for (i, rx) in burst.iter().enumerate() {
+            if ahead == 0 {
+                views[i % RING] = self.prepare(rx, i % RING, mode, &mut laps);
+            } else if let Some(next) = burst.get(i + ahead) {
+                views[(i + ahead) % RING] = self.prepare(next, (i + ahead) % RING, mode, &mut laps);
+            }
+            if mode == PrefetchMode::Speculative {
+                if let Some(next) = burst.get(i + 1) {
+                    let k = (i + 1) % RING;
+                    self.core
+                        .speculate(next, &views[k], &self.ring[k], &mut laps);
+                }
+            }
+            let k = i % RING;
+            self.core
+                .dispatch(now, rx, &views[k], &self.ring[k], out, &mut laps);
+        }
+        self.core.fib.quiescent();
+    }
+
+    /// Parse, hash, and (unless `none`) prefetch the buckets of one packet into ring slot `k`.
+    fn prepare<'b, const ACCT: bool>(
+        &mut self,
+        rx: &'b RxPacket,
+        k: usize,
+        mode: PrefetchMode,
+        laps: &mut Laps<ACCT>,
+    ) -> Parsed<'b> {
+        let core = &mut self.core;
+        let parsed = core.parse(rx);
+        laps.lap(&mut core.cycles, Stage::Parse);
+        let Some(hashes) = self.ring.get_mut(k) else {
+            return Parsed::Bad;
+        };
+        let name = match &parsed {
+            Parsed::Interest(i, _) | Parsed::Nack(i, _, _) => i.name(),
+            Parsed::Data(d) => d.name(),
+            Parsed::Bad => return parsed,
+        };
+        core.hasher.hash_prefixes(name, hashes);
+        laps.lap(&mut core.cycles, Stage::Hash);
+        if mode != PrefetchMode::None {
+            core.prefetch_buckets(rx, &parsed, hashes, laps);
+        }
+        parsed
+    }
+}
+
+impl Core {
+    /// Decodes the network packet of `rx`.
+    fn parse<'b>(&self, rx: &'b RxPacket) -> Parsed<'b> {
+        let wire: &'b [u8] = &rx.wire;
+        match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
+            (Some(tt::INTEREST), nack) => match Interest::new_checked(wire) {
+                Ok(i) => {
+                    let fh = i.forwarding_hint().next().map(|d| self.hasher.hash_name(d));
+                    match nack {
+                        None => Parsed::Interest(i, fh),
+                        Some(reason) => Parsed::Nack(i, fh, reason),
+                    }
+                }
+                Err(_) => Parsed::Bad,
+            },
+            (Some(tt::DATA), None) => Data::new_checked(wire).map_or(Parsed::Bad, Parsed::Data),
+            _ => Parsed::Bad,
+        }
+    }
+
+    /// A Nonce for an Interest that arrived without one (xorshift64*, seeded per engine).
+    pub(crate) fn next_nonce(&mut self) -> u32 {
+        let mut x = self.nonce_state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.nonce_state = x;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+    }
+
+    /// Interest finalize for every PIT entry that expired unsatisfied.
+    pub(crate) fn expire(&mut self, now: u64) -> usize {
+        self.expired.clear();
+        let n = self.pcct.expire(now, &mut self.expired);
+        self.on_interest_finalize(n);
+        n
+    }
+
+    /// NFD's Interest finalize for `n` entries that expired unsatisfied (satisfied and Nacked
+    /// entries are finalized by the PIT-CS itself when the Data or last Nack arrives). No
+    /// dead-nonce list is kept: loops are caught by the nonces of pending entries.
+    fn on_interest_finalize(&mut self, n: usize) {
+        self.counters.unsatisfied += n as u64;
+    }
+
+    /// Routes one prepared packet to its incoming pipeline.
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch<const ACCT: bool>(
+        &mut self,
+        now: u64,
+        rx: &RxPacket,
+        parsed: &Parsed<'_>,
+        hashes: &PrefixHashes,
+        out: &mut Vec<TxPacket>,
+        laps: &mut Laps<ACCT>,
+    ) {
+        match parsed {
+            Parsed::Bad => self.counters.bad_packet += 1,
+            Parsed::Interest(i, fh) => {
+                self.on_incoming_interest(now, rx, i, *fh, hashes, out, laps)
+            }
+            Parsed::Data(d) => self.on_incoming_data(now, rx, d, hashes, out, laps),
+            Parsed::Nack(i, fh, reason) => {
+                self.on_incoming_nack(now, rx, i, *fh, *reason, hashes, out, laps)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_moves_to_its_worker_thread() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Engine>();
+    }
+
+    #[test]
+    fn prefetch_mode_names_round_trip() {
+        for m in PrefetchMode::ALL {
+            assert_eq!(m.key().parse::<PrefetchMode>(), Ok(m));
+        }
+        assert!("all".parse::<PrefetchMode>().is_err());
+        assert_eq!(PrefetchMode::Speculative.lookahead(), 2);
+        assert!(RING > PrefetchMode::Speculative.lookahead());
+    }
+}

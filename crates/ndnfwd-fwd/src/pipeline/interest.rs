@@ -1,0 +1,346 @@
+//! Incoming Interest, CS hit, CS miss, Interest loop, outgoing Interest.
+
+use bytes::Bytes;
+use ndn_packet::interest::{Guiders, Interest};
+use ndn_packet::lp::NackReason;
+use ndn_packet::{FaceId, PrefixHashes};
+use ndnfwd_pcct::{InterestInfo, InterestOutcome, PitHandle, MS};
+
+use crate::cycles::{Laps, Stage};
+use crate::engine::Core;
+use crate::face::{FaceInfo, LinkType};
+use crate::packet::{RxPacket, Token, TxKind, TxLp, TxPacket};
+use crate::strategy::{InterestCtx, NameScope};
+
+/// One Interest as it moves through the Interest pipelines.
+pub(crate) struct Incoming<'p, 'a> {
+    pub(crate) rx: &'p RxPacket,
+    pub(crate) interest: &'p Interest<'a>,
+    pub(crate) hashes: &'p PrefixHashes,
+    pub(crate) fh: Option<u64>,
+    pub(crate) info: FaceInfo,
+    pub(crate) scope: NameScope,
+    pub(crate) nonce: u32,
+}
+
+/// The PIT-CS view of an Interest (also what its bucket prefetch needs).
+pub(crate) fn interest_info<'a>(
+    i: &Interest<'a>,
+    hashes: &'a PrefixHashes,
+    fh: Option<u64>,
+    nonce: u32,
+    rx: &RxPacket,
+) -> InterestInfo<'a> {
+    InterestInfo {
+        name: i.name(),
+        hashes,
+        can_be_prefix: i.can_be_prefix(),
+        must_be_fresh: i.must_be_fresh(),
+        forwarding_hint_hash: fh,
+        nonce,
+        lifetime_ns: i.lifetime().map(|ms| ms.saturating_mul(MS)),
+        hop_limit: i.hop_limit(),
+        token: rx.lp.pit_token,
+        congestion_mark: u8::try_from(rx.lp.congestion_mark).unwrap_or(u8::MAX),
+    }
+}
+
+impl Core {
+    /// NFD `onIncomingInterest`: HopLimit, `/localhost` scope, then one PIT-CS lookup that does
+    /// loop detection, the CS lookup and PIT insert or aggregation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_incoming_interest<const A: bool>(
+        &mut self,
+        now: u64,
+        rx: &RxPacket,
+        interest: &Interest<'_>,
+        fh: Option<u64>,
+        hashes: &PrefixHashes,
+        out: &mut Vec<TxPacket>,
+        laps: &mut Laps<A>,
+    ) {
+        self.counters.rx_interest += 1;
+        let Some(info) = self.faces.get(rx.face) else {
+            self.counters.unknown_face += 1;
+            return;
+        };
+        if interest.hop_limit() == Some(0) {
+            self.counters.hop_limit_zero += 1;
+            return;
+        }
+        let scope = NameScope::of(interest.name());
+        if scope == NameScope::Localhost && !info.is_local() {
+            self.counters.localhost_violation_in += 1;
+            return;
+        }
+        let nonce = match interest.nonce() {
+            Some(n) => u32::from_be_bytes(n),
+            None => self.next_nonce(),
+        };
+        let outcome = self.pcct.on_interest(
+            now,
+            &interest_info(interest, hashes, fh, nonce, rx),
+            rx.face,
+        );
+        laps.lap(&mut self.cycles, Stage::Pcct);
+        let inc = Incoming {
+            rx,
+            interest,
+            hashes,
+            fh,
+            info,
+            scope,
+            nonce,
+        };
+        match outcome {
+            InterestOutcome::CsHit { data } => self.on_content_store_hit(&inc, data, out),
+            InterestOutcome::NewPit { pit } => {
+                self.counters.cs_miss += 1;
+                self.on_content_store_miss(now, &inc, pit, true, out, laps);
+            }
+            InterestOutcome::Aggregated { pit, forward } => {
+                self.counters.aggregated += 1;
+                self.forward_again(now, &inc, pit, forward, out, laps);
+            }
+            InterestOutcome::Retransmission { pit, forward } => {
+                self.forward_again(now, &inc, pit, forward, out, laps);
+            }
+            InterestOutcome::DuplicateNonce => self.on_interest_loop(&inc, out),
+            InterestOutcome::PitFull => {
+                self.counters.pit_full += 1;
+                self.on_outgoing_nack(
+                    rx.face,
+                    rx.lp.pit_token,
+                    NackReason::Congestion,
+                    &rx.wire,
+                    0,
+                    out,
+                );
+            }
+        }
+        laps.lap(&mut self.cycles, Stage::Output);
+    }
+
+    /// An Interest joined a pending entry: forward again unless suppressed.
+    fn forward_again<const A: bool>(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        forward: bool,
+        out: &mut Vec<TxPacket>,
+        laps: &mut Laps<A>,
+    ) {
+        if forward {
+            self.on_content_store_miss(now, inc, pit, false, out, laps);
+        } else {
+            self.counters.retx_suppressed += 1;
+        }
+    }
+
+    /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
+    fn on_interest_loop(&mut self, inc: &Incoming<'_, '_>, out: &mut Vec<TxPacket>) {
+        self.counters.dup_nonce += 1;
+        if inc.info.link == LinkType::PointToPoint {
+            let rx = inc.rx;
+            self.on_outgoing_nack(
+                rx.face,
+                rx.lp.pit_token,
+                NackReason::Duplicate,
+                &rx.wire,
+                0,
+                out,
+            );
+        }
+    }
+
+    /// NFD `onContentStoreHit`: the cached Data goes back to the downstream with its token.
+    fn on_content_store_hit(
+        &mut self,
+        inc: &Incoming<'_, '_>,
+        data: Bytes,
+        out: &mut Vec<TxPacket>,
+    ) {
+        self.counters.cs_hit += 1;
+        let rx = inc.rx;
+        self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, &data, inc.scope, None, out);
+    }
+
+    /// NFD `onContentStoreMiss`: the in-record is in place (PIT-CS); NextHopFaceId from a local
+    /// face bypasses the strategy; otherwise FIB lookup (ForwardingHint first) and strategy.
+    fn on_content_store_miss<const A: bool>(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        new: bool,
+        out: &mut Vec<TxPacket>,
+        laps: &mut Laps<A>,
+    ) {
+        if let Some(face) = inc.rx.lp.next_hop_face_id.filter(|_| inc.info.is_local()) {
+            if self.faces.get(face).is_none() {
+                self.counters.next_hop_unknown += 1;
+                return;
+            }
+            let wire = self.outgoing_wire(now, inc, pit, new);
+            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+            return;
+        }
+        self.lookup_fib(inc);
+        laps.lap(&mut self.cycles, Stage::Fib);
+
+        self.outs.clear();
+        if !new {
+            self.outs.extend(self.pcct.out_records(pit));
+        }
+        let sid = self.choice.find(inc.hashes);
+        self.actions.clear();
+        let ctx = InterestCtx {
+            now,
+            ingress: inc.rx.face,
+            ingress_info: inc.info,
+            scope: inc.scope,
+            retransmission: !self.outs.is_empty(),
+            nexthops: self.nexthops.as_slice(),
+            out_records: &self.outs,
+            faces: &self.faces,
+        };
+        if let Some(s) = self.strategies.get_mut(usize::from(sid)) {
+            s.after_receive_interest(&ctx, &mut self.actions);
+        }
+        laps.lap(&mut self.cycles, Stage::Strategy);
+
+        let actions = self.actions;
+        if let Some(reason) = actions.nack() {
+            if reason == NackReason::NoRoute {
+                self.counters.no_route += 1;
+            }
+            self.reject_pending(now, inc, pit, reason, out);
+            return;
+        }
+        if actions.sends().is_empty() {
+            return;
+        }
+        let wire = self.outgoing_wire(now, inc, pit, new);
+        for &face in actions.sends() {
+            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+        }
+    }
+
+    /// Longest prefix match into `self.nexthops`: the first ForwardingHint delegation that has
+    /// a route, else the Interest name.
+    fn lookup_fib(&mut self, inc: &Incoming<'_, '_>) {
+        self.nexthops.clear();
+        if inc.fh.is_some() {
+            for d in inc.interest.forwarding_hint() {
+                self.hasher.hash_prefixes(d, &mut self.fh_hashes);
+                if let Some(m) = self.fib.lookup(&self.fh_hashes) {
+                    self.nexthops.extend(m.nexthops());
+                }
+                if !self.nexthops.is_empty() {
+                    return;
+                }
+            }
+        }
+        if let Some(m) = self.fib.lookup(inc.hashes) {
+            self.nexthops.extend(m.nexthops());
+        }
+    }
+
+    /// The Interest as it leaves: HopLimit decremented, InterestLifetime = time left on the PIT
+    /// entry, a Nonce if it had none. Unchanged packets reuse the received buffer; changed ones
+    /// are written once into the recycled buffer and shared by every upstream.
+    fn outgoing_wire(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        new: bool,
+    ) -> Bytes {
+        let i = inc.interest;
+        let cfg = self.pcct.config();
+        let left_ns = if new {
+            i.lifetime()
+                .map_or(cfg.default_lifetime_ns, |ms| ms.saturating_mul(MS))
+                .min(cfg.lifetime_cap_ns)
+        } else {
+            let expiry = self
+                .pcct
+                .in_records(pit)
+                .map(|r| r.expiry)
+                .max()
+                .unwrap_or(now);
+            expiry.saturating_sub(now)
+        };
+        let left_ms = left_ns.div_ceil(MS).max(1);
+        let g = Guiders {
+            nonce: i.nonce().is_none().then(|| inc.nonce.to_be_bytes()),
+            lifetime_ms: (i.lifetime_ms() != left_ms).then_some(left_ms),
+            hop_limit: i.hop_limit().map(|h| h.saturating_sub(1)),
+        };
+        if g == Guiders::default() {
+            return inc.rx.wire.clone();
+        }
+        self.tx.write(|v| i.write_with_guiders(&g, v))
+    }
+
+    /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
+    /// the Nonce sent; our PIT token on the packet.
+    fn on_outgoing_interest(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        face: FaceId,
+        wire: &Bytes,
+        out: &mut Vec<TxPacket>,
+    ) {
+        let Some(egress) = self.faces.get(face) else {
+            self.counters.face_gone += 1;
+            return;
+        };
+        let hop_after = inc.interest.hop_limit().map(|h| h.saturating_sub(1));
+        if hop_after == Some(0) && !egress.is_local() {
+            self.counters.hop_limit_zero_out += 1;
+            return;
+        }
+        if self.pcct.record_out(now, pit, face, inc.nonce).is_err() {
+            self.counters.out_records_full += 1;
+            return;
+        }
+        self.counters.tx_interest += 1;
+        out.push(TxPacket {
+            face,
+            kind: TxKind::Interest,
+            lp: TxLp {
+                pit_token: Token::new(&pit.token.to_bytes()).unwrap_or_default(),
+                nack: None,
+                congestion_mark: inc.rx.lp.congestion_mark,
+                incoming_face_id: Some(inc.rx.face),
+            },
+            wire: wire.clone(),
+        });
+    }
+
+    /// The strategy Nacked: the PIT entry is erased and every downstream gets the Nack.
+    fn reject_pending(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        reason: NackReason,
+        out: &mut Vec<TxPacket>,
+    ) {
+        self.downstreams.clear();
+        let Some(range) = self.pcct.reject(now, pit, &mut self.downstreams) else {
+            return;
+        };
+        for k in range {
+            if let Some(d) = self.downstreams.get(k).copied() {
+                let wire = self.nack_wire(inc.interest, &inc.rx.wire, d.nonce);
+                let mark = u64::from(d.congestion_mark);
+                self.on_outgoing_nack(d.face, d.token, reason, &wire, mark, out);
+            }
+        }
+    }
+}
