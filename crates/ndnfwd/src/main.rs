@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod config;
+mod gen;
+mod run;
 
 /// A fast, DoS-resistant Named Data Networking forwarder.
 #[derive(Parser, Debug)]
@@ -22,11 +25,18 @@ enum Command {
     /// Benchmarks that print a summary, or one JSON object with --json.
     #[command(subcommand)]
     Bench(bench::Bench),
+    /// Run the forwarder (exit code 2 for a bad configuration).
+    Run(run::RunArgs),
+    /// Minimal traffic generator: a consumer and a producer that talk to a forwarder.
+    #[command(subcommand)]
+    Gen(gen::Gen),
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Bench(b) => bench::run(b),
+        Command::Run(r) => return run::main(r),
+        Command::Gen(g) => return gen::main(g),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

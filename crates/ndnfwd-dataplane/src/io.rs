@@ -1,0 +1,271 @@
+//! An I/O thread's stage: owns one [`FaceTable`], receives bursts (the face layer decodes LP,
+//! reassembles and counts), dispatches each packet to a worker ring, announces face changes to
+//! the workers and the control stage, and sends what the workers put in its output ring.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+use ndnfwd_face::{FaceEvent, FaceTable, RxPacket, TxPacket};
+
+use crate::control::ControlMsg;
+use crate::dispatch::{Dispatcher, Target};
+use crate::msg::{engine_face, rx_to_engine, Backlog, Inputs, IoJob, Owner, WorkerMsg};
+use crate::Outputs;
+
+/// How often the face table's housekeeping runs (reassembly expiry, idle faces, backlogs).
+const TICK_NS: u64 = 5_000_000;
+
+/// Counters of one I/O stage.
+#[derive(Debug, Default)]
+pub struct IoStats {
+    /// Packets received (after reassembly).
+    pub rx_packets: AtomicU64,
+    /// Packets sent (handed to the face table).
+    pub tx_packets: AtomicU64,
+    /// Drop: a received packet without a decodable name.
+    pub bad_name: AtomicU64,
+    /// Drop: a worker's input ring was full.
+    pub input_ring_full: AtomicU64,
+    /// Tokenless Data or Nack handed to every worker.
+    pub broadcasts: AtomicU64,
+}
+
+fn add(c: &AtomicU64, n: u64) {
+    c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+}
+
+impl IoStats {
+    /// The counters with their stable keys.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        [
+            ("rx_packets", r(&self.rx_packets)),
+            ("tx_packets", r(&self.tx_packets)),
+            ("bad_name", r(&self.bad_name)),
+            ("input_ring_full", r(&self.input_ring_full)),
+            ("broadcasts", r(&self.broadcasts)),
+        ]
+        .into_iter()
+    }
+}
+
+/// One I/O thread's stage (see the module docs).
+pub struct IoStage {
+    index: u8,
+    faces: FaceTable,
+    dispatcher: Dispatcher,
+    inputs: Inputs,
+    backlogs: Vec<Backlog>,
+    outputs: Outputs,
+    control: Sender<ControlMsg>,
+    jobs: Receiver<IoJob>,
+    rx: Vec<RxPacket>,
+    tx: Vec<TxPacket>,
+    burst: usize,
+    stats: Arc<IoStats>,
+    last_tick: u64,
+    last_rx: Arc<AtomicU64>,
+}
+
+/// After this long without a packet received by any I/O stage, no worker output is in flight,
+/// and an idle I/O thread may sleep past `io_max_sleep_ms`.
+pub const QUIET_NS: u64 = 100_000_000;
+
+impl core::fmt::Debug for IoStage {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("IoStage")
+            .field("index", &self.index)
+            .field("faces", &self.faces.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl IoStage {
+    /// I/O stage `index` over `faces`, reading `outputs[index]`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        index: u8,
+        faces: FaceTable,
+        dispatcher: Dispatcher,
+        inputs: Inputs,
+        outputs: Outputs,
+        control: Sender<ControlMsg>,
+        jobs: Receiver<IoJob>,
+        burst: usize,
+        last_rx: Arc<AtomicU64>,
+    ) -> Self {
+        let backlogs = inputs.iter().map(|_| Backlog::default()).collect();
+        Self {
+            index,
+            faces,
+            dispatcher,
+            inputs,
+            backlogs,
+            outputs,
+            control,
+            jobs,
+            rx: Vec::with_capacity(burst),
+            tx: Vec::with_capacity(burst),
+            burst: burst.max(1),
+            stats: Arc::default(),
+            last_tick: 0,
+            last_rx,
+        }
+    }
+
+    /// The stage's counters.
+    pub fn stats(&self) -> Arc<IoStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// The face table (management jobs in run-to-completion mode).
+    pub fn faces_mut(&mut self) -> &mut FaceTable {
+        &mut self.faces
+    }
+
+    /// Sleeps on the sockets for at most `ms` milliseconds.
+    pub fn wait(&mut self, ms: u32) {
+        // An epoll error here only means "poll again"; the next recv reports real failures.
+        let _ = self.faces.wait(i32::try_from(ms).unwrap_or(i32::MAX));
+    }
+
+    /// True when no I/O stage (they share the timestamp) received anything for [`QUIET_NS`].
+    pub fn quiet(&self, now: u64) -> bool {
+        now.saturating_sub(self.last_rx.load(Ordering::Relaxed)) >= QUIET_NS
+    }
+
+    /// True when the output ring or a backlog still holds work.
+    pub fn has_pending(&self) -> bool {
+        self.outputs
+            .get(usize::from(self.index))
+            .is_some_and(|q| !q.is_empty())
+            || self.backlogs.iter().any(|b| !b.is_empty())
+    }
+
+    /// One round: jobs, receive and dispatch, face events, send. True when anything was done.
+    pub fn poll(&mut self, now: u64) -> bool {
+        let mut worked = false;
+        while let Ok(job) = self.jobs.try_recv() {
+            job(&mut self.faces);
+            worked = true;
+        }
+        for (b, input) in self.backlogs.iter_mut().zip(self.inputs.iter()) {
+            b.flush(input);
+        }
+        self.rx.clear();
+        let n = self.faces.recv_burst(now, &mut self.rx, self.burst);
+        // Faces made while receiving are announced before their first packet is dispatched.
+        worked |= self.announce_events();
+        if n > 0 {
+            worked = true;
+            self.last_rx.store(now, Ordering::Relaxed);
+            add(&self.stats.rx_packets, n as u64);
+            let rx = core::mem::take(&mut self.rx);
+            for p in rx {
+                self.dispatch(p);
+            }
+        }
+        worked |= self.send_outputs();
+        if now.saturating_sub(self.last_tick) >= TICK_NS {
+            self.last_tick = now;
+            self.faces.tick(now);
+            worked |= self.announce_events();
+        }
+        worked
+    }
+
+    fn dispatch(&mut self, p: RxPacket) {
+        match self
+            .dispatcher
+            .dispatch(p.kind, &p.wire, p.lp.pit_token.as_slice())
+        {
+            Target::Worker(w) => self.send_to(usize::from(w), rx_to_engine(p)),
+            Target::All => {
+                add(&self.stats.broadcasts, 1);
+                let engine_p = rx_to_engine(p);
+                for w in 0..self.inputs.len() {
+                    self.send_to(w, engine_p.clone());
+                }
+            }
+            Target::Drop => add(&self.stats.bad_name, 1),
+        }
+    }
+
+    fn send_to(&mut self, w: usize, p: ndnfwd_fwd::packet::RxPacket) {
+        let (Some(b), Some(input)) = (self.backlogs.get_mut(w), self.inputs.get(w)) else {
+            return;
+        };
+        if b.send(input, WorkerMsg::Packet(p)).is_err() {
+            add(&self.stats.input_ring_full, 1);
+        }
+    }
+
+    fn broadcast(&mut self, msg: impl Fn() -> WorkerMsg) {
+        for (b, input) in self.backlogs.iter_mut().zip(self.inputs.iter()) {
+            // Control messages are never handed back: they wait in the backlog.
+            let _ = b.send(input, msg());
+        }
+    }
+
+    /// Tells the workers and the control stage about faces that came or went.
+    fn announce_events(&mut self) -> bool {
+        let events: Vec<FaceEvent> = self.faces.drain_events().collect();
+        let any = !events.is_empty();
+        for ev in events {
+            match ev {
+                FaceEvent::Added(id) => {
+                    let (Some(info), Some(counters)) =
+                        (self.faces.info(id).cloned(), self.faces.counters(id))
+                    else {
+                        continue;
+                    };
+                    let owner = Owner::Io(self.index);
+                    let ef = engine_face(&info);
+                    self.broadcast(|| WorkerMsg::FaceUp {
+                        id,
+                        info: ef,
+                        owner,
+                    });
+                    log::info!(
+                        "event=face_up face={id} remote={} local={} io={}",
+                        info.remote,
+                        info.local,
+                        self.index
+                    );
+                    let _ = self.control.send(ControlMsg::FaceAdded {
+                        info,
+                        counters,
+                        io: self.index,
+                    });
+                }
+                FaceEvent::Removed(id, reason) => {
+                    self.broadcast(|| WorkerMsg::FaceDown(id));
+                    log::info!("event=face_down face={id} reason={reason:?}");
+                    let _ = self.control.send(ControlMsg::FaceRemoved { id });
+                }
+            }
+        }
+        any
+    }
+
+    fn send_outputs(&mut self) -> bool {
+        let Some(q) = self.outputs.get(usize::from(self.index)) else {
+            return false;
+        };
+        self.tx.clear();
+        while self.tx.len() < self.burst {
+            match q.pop() {
+                Some(p) => self.tx.push(p),
+                None => break,
+            }
+        }
+        if self.tx.is_empty() {
+            return false;
+        }
+        add(&self.stats.tx_packets, self.tx.len() as u64);
+        self.faces.send_burst(&self.tx);
+        self.tx.clear();
+        true
+    }
+}

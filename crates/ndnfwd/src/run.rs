@@ -1,0 +1,206 @@
+//! `ndnfwd run`: load the configuration, open the listeners, start the data plane, and run
+//! until SIGINT or SIGTERM. SIGUSR1 writes the status file. Logs are `key=value` lines on
+//! stderr, one stable `event=` key per kind of line.
+//!
+//! Exit codes: 0 after a clean shutdown, 1 when the forwarder cannot start, 2 for a bad
+//! configuration (the message names the key).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use ndnfwd_dataplane::{Dataplane, ListenerSpec};
+
+use crate::config::{self, Config};
+
+/// Arguments of `ndnfwd run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// TOML configuration file (defaults: the shipped ndnfwd.toml, built in).
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Write the JSON status document here (on SIGUSR1 and at shutdown); overrides
+    /// management.status_file.
+    #[arg(long)]
+    status_file: Option<PathBuf>,
+    /// Check the configuration, print the effective listeners, and exit.
+    #[arg(long)]
+    check: bool,
+    /// Print the built-in default configuration and exit.
+    #[arg(long)]
+    print_default_config: bool,
+}
+
+/// key=value lines on stderr.
+struct Logger {
+    level: log::LevelFilter,
+}
+
+impl log::Log for Logger {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= self.level
+    }
+
+    fn log(&self, r: &log::Record<'_>) {
+        if !self.enabled(r.metadata()) {
+            return;
+        }
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let level = r.level().as_str().to_ascii_lowercase();
+        let mut e = std::io::stderr().lock();
+        let _ = writeln!(e, "ts={ms} level={level} {}", r.args());
+    }
+
+    fn flush(&self) {}
+}
+
+/// True when a file can be created in `dir` (made if missing).
+fn writable_dir(dir: &Path) -> bool {
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let probe = dir.join(format!(".ndnfwd-probe-{}", std::process::id()));
+    let ok = std::fs::File::create(&probe).is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+/// The Unix socket path to listen on: the configured one, or for an unprivileged run with the
+/// default path a user-writable fallback.
+fn unix_path(cfg: &Config) -> Option<(PathBuf, bool)> {
+    let path = cfg.unix.clone()?;
+    if !cfg.unix_is_default || path.parent().is_none_or(writable_dir) {
+        return Some((path, false));
+    }
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute() && writable_dir(d));
+    let fallback = match runtime {
+        Some(d) => d.join("ndnfwd.sock"),
+        None => {
+            use std::os::unix::fs::MetadataExt as _;
+            let uid = std::fs::metadata("/proc/self").map_or(0, |m| m.uid());
+            std::env::temp_dir().join(format!("ndnfwd-{uid}.sock"))
+        }
+    };
+    Some((fallback, true))
+}
+
+/// Runs the forwarder; returns the process exit code.
+pub fn main(args: RunArgs) -> ExitCode {
+    if args.print_default_config {
+        print!("{}", config::DEFAULT_TOML);
+        return ExitCode::SUCCESS;
+    }
+    let text = match &args.config {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("ndnfwd: cannot read {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => String::new(),
+    };
+    let mut cfg = match config::parse(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("ndnfwd: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(p) = args.status_file {
+        cfg.dataplane.status_file = Some(p);
+    }
+    // Installed once for the life of the process.
+    let logger: &'static Logger = Box::leak(Box::new(Logger {
+        level: cfg.log_level,
+    }));
+    let _ = log::set_logger(logger);
+    log::set_max_level(cfg.log_level);
+
+    let unix = unix_path(&cfg);
+    if let Some((p, fell_back)) = &unix {
+        cfg.dataplane
+            .listeners
+            .insert(0, ListenerSpec::Unix(p.clone()));
+        if *fell_back {
+            log::warn!(
+                "event=unix_fallback wanted={} using={}",
+                cfg.unix
+                    .as_ref()
+                    .map_or(String::new(), |d| d.display().to_string()),
+                p.display()
+            );
+        }
+    }
+    if args.check {
+        for l in &cfg.dataplane.listeners {
+            println!("listener {l:?}");
+        }
+        println!("configuration ok");
+        return ExitCode::SUCCESS;
+    }
+
+    let term = Arc::new(AtomicBool::new(false));
+    let usr1 = Arc::new(AtomicBool::new(false));
+    for (sig, flag) in [
+        (signal_hook::consts::SIGINT, &term),
+        (signal_hook::consts::SIGTERM, &term),
+        (signal_hook::consts::SIGUSR1, &usr1),
+    ] {
+        if let Err(e) = signal_hook::flag::register(sig, Arc::clone(flag)) {
+            eprintln!("ndnfwd: cannot install signal handler: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+
+    let dp = match Dataplane::start(cfg.dataplane.clone()) {
+        Ok(dp) => dp,
+        Err(e) => {
+            let what = match e {
+                ndnfwd_dataplane::StartError::Listen(i, _) => cfg
+                    .dataplane
+                    .listeners
+                    .get(i)
+                    .map(|l| format!(" ({l:?})"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            eprintln!("ndnfwd: cannot start: {e}{what}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some((p, _)) = &unix {
+        // Apps (python-ndn, ndn-cxx, ndnfwd gen) find the forwarder through this variable
+        // when it does not listen at the default path.
+        println!("NDN_CLIENT_TRANSPORT=unix://{}", p.display());
+        let _ = std::io::stdout().flush();
+    }
+    log::info!(
+        "event=started threads={:?} channels={}",
+        cfg.dataplane.threads,
+        dp.channels()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    while !term.load(Ordering::Relaxed) {
+        if usr1.swap(false, Ordering::Relaxed) {
+            dp.dump_status();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    log::info!("event=stopping");
+    // The listener removes its socket file when the face table is dropped.
+    dp.shutdown();
+    log::info!("event=stopped");
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,243 @@
+//! Helpers for the daemon tests: running `ndnfwd` (daemons, generators) as child processes with
+//! time limits, reading status files, and cleaning up through guards.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ndnfwd");
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+/// A unique tag for names of files and namespaces of this test run.
+pub fn unique(tag: &str) -> String {
+    format!(
+        "{tag}{}x{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A scratch directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(unique(&format!("ndnfwd-{tag}-")));
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A child process killed (and reaped) on drop.
+pub struct Proc {
+    pub child: Child,
+    pub name: String,
+}
+
+impl Proc {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let _ = Command::new("kill")
+            .args([&format!("-{sig}"), &self.pid().to_string()])
+            .status();
+    }
+
+    /// Waits for the exit status, at most `secs` seconds (then kills).
+    pub fn wait_secs(&mut self, secs: u64) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        None
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `ndnfwd run --config <cfg>` (inside `netns` when given); returns once it printed its
+/// NDN_CLIENT_TRANSPORT line (it is up), or panics after 10 s.
+pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
+    let mut cmd = match netns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, BIN]);
+            c
+        }
+        None => Command::new(BIN),
+    };
+    cmd.args(["run", "--config"])
+        .arg(cfg)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).unwrap());
+    let mut child = cmd.spawn().expect("spawn ndnfwd run");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.starts_with("NDN_CLIENT_TRANSPORT=") {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    let p = Proc {
+        child,
+        name: name.to_owned(),
+    };
+    if rx.recv_timeout(Duration::from_secs(10)).is_err() {
+        let log = std::fs::read_to_string(log).unwrap_or_default();
+        panic!("daemon {name} did not start:\n{log}");
+    }
+    p
+}
+
+/// `ndnfwd gen producer` in the background.
+pub fn producer(sock: &Path, prefix: &str, payload: usize) -> Proc {
+    let child = Command::new(BIN)
+        .args(["gen", "producer", "--prefix", prefix, "--payload"])
+        .arg(payload.to_string())
+        .arg("--connect")
+        .arg(format!("unix://{}", sock.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn producer");
+    Proc {
+        child,
+        name: "producer".into(),
+    }
+}
+
+/// Runs `ndnfwd gen consumer` to completion (killed after 30 s) and parses its JSON line.
+pub fn consumer(sock: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let child = Command::new(BIN)
+        .args(["gen", "consumer", "--connect"])
+        .arg(format!("unix://{}", sock.display()))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn consumer");
+    let mut p = Proc {
+        child,
+        name: "consumer".into(),
+    };
+    let status = p.wait_secs(30);
+    let mut out = String::new();
+    if let Some(mut s) = p.child.stdout.take() {
+        use std::io::Read as _;
+        let _ = s.read_to_string(&mut out);
+    }
+    let v = serde_json::from_str(out.trim()).unwrap_or(serde_json::Value::Null);
+    (status.and_then(|s| s.code()), v)
+}
+
+/// Waits (at most 5 s) for the producer to have registered: a consumer of one name succeeds.
+pub fn wait_route(sock: &Path, name: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (code, v) = consumer(sock, &["--name", name, "--lifetime", "300"]);
+        if code == Some(0) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "route never worked: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Asks daemon `d` (SIGUSR1) for its status file and parses it.
+pub fn status(d: &Proc, path: &Path) -> serde_json::Value {
+    let _ = std::fs::remove_file(path);
+    d.signal("USR1");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        if let Ok(s) = std::fs::read_to_string(path) {
+            if let Ok(v) = serde_json::from_str(&s) {
+                return v;
+            }
+        }
+        assert!(Instant::now() < deadline, "no status from {}", d.name);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Polls `check` on fresh status documents for at most `secs` seconds.
+pub fn eventually(
+    d: &Proc,
+    path: &Path,
+    secs: u64,
+    what: &str,
+    check: impl Fn(&serde_json::Value) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let s = status(d, path);
+        if check(&s) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: {what} never held; last status: {}",
+            d.name,
+            s["status"]
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+pub fn pit_entries(s: &serde_json::Value) -> u64 {
+    s["status"]["general"]["n_pit_entries"]
+        .as_u64()
+        .unwrap_or(u64::MAX)
+}
+
+pub fn face_uris(s: &serde_json::Value) -> Vec<String> {
+    s["status"]["faces"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f["uri"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn has_route(s: &serde_json::Value, prefix: &str) -> bool {
+    s["status"]["rib"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|e| e["name"] == prefix))
+}
+
+/// Runs a command, returning its output.
+pub fn sh(args: &[&str]) -> std::io::Result<Output> {
+    Command::new(args[0]).args(&args[1..]).output()
+}
