@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndnfwd_fib::bench::{run_fib_bench, FibBenchConfig, FibBenchReport, PrefetchMode};
 use ndnfwd_fib::LpmAlgorithm;
+use ndnfwd_fwd::bench::{BenchConfig as EngineConfig, PrefetchSelect as EnginePrefetch};
 use ndnfwd_workload::{Params, WorkloadSpec};
 
 /// Benchmarks.
@@ -15,6 +16,61 @@ use ndnfwd_workload::{Params, WorkloadSpec};
 pub enum Bench {
     /// FIB longest-prefix match: lookups per second, cycles and probes per lookup, bytes per prefix.
     Fib(FibArgs),
+    /// The forwarding engine on pre-encoded packets: an Interest phase (CS miss, PIT insert, LPM)
+    /// then a Data phase (PIT hit, CS insert), cycles per packet and per stage.
+    Engine(EngineArgs),
+}
+
+/// Options of `bench engine`.
+#[derive(Args, Debug)]
+pub struct EngineArgs {
+    /// FIB prefixes.
+    #[arg(long, default_value_t = 1 << 20)]
+    fib_entries: u64,
+    /// PIT capacity of each worker; also the Interests (and Data) per phase.
+    #[arg(long, default_value_t = 1 << 20)]
+    pit_capacity: u32,
+    /// CS capacity of each worker, in packets.
+    #[arg(long, default_value_t = 1 << 20)]
+    cs_capacity: u32,
+    /// Name workload: so, yuan7, yuan15 or real:PATH.
+    #[arg(long, default_value = "so")]
+    names: String,
+    /// LPM algorithm: longest-first, two-stage or binary.
+    #[arg(long, default_value = "longest-first", value_parser = parse_algo)]
+    algo: LpmAlgorithm,
+    /// Two-stage depth M (default: the most-likely heuristic).
+    #[arg(long)]
+    m: Option<u8>,
+    /// Prefetch mode: none, bucket, prehash, speculative, or all (one row per mode, same run).
+    #[arg(long, default_value = "all", value_parser = parse_prefetch)]
+    prefetch: EnginePrefetch,
+    /// Packets per burst.
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    /// Worker threads, each with its own engine and PCCT, sharing the FIB.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Timed runs; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Workload seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_algo(s: &str) -> Result<LpmAlgorithm, String> {
+    s.parse()
+        .map_err(|()| format!("unknown algorithm {s}: longest-first, two-stage or binary"))
+}
+
+fn parse_prefetch(s: &str) -> Result<EnginePrefetch, String> {
+    s.parse().map_err(|()| {
+        format!("unknown prefetch mode {s}: none, bucket, prehash, speculative or all")
+    })
 }
 
 /// Options of `bench fib`.
@@ -71,7 +127,82 @@ enum Prefetch {
 pub fn run(bench: Bench) -> Result<(), String> {
     match bench {
         Bench::Fib(args) => fib(&args),
+        Bench::Engine(args) => engine(&args),
     }
+}
+
+fn engine(a: &EngineArgs) -> Result<(), String> {
+    crate::alloc::start_counting();
+    let cfg = EngineConfig {
+        fib_entries: a.fib_entries,
+        pit_capacity: a.pit_capacity,
+        cs_capacity: a.cs_capacity,
+        names: a.names.clone(),
+        algo: a.algo,
+        m: a.m,
+        prefetch: a.prefetch,
+        batch: a.batch,
+        workers: a.workers,
+        runs: a.runs,
+        seed: a.seed,
+        alloc_count: Some(crate::alloc::allocations),
+    };
+    let bar = progress("engine");
+    let report = ndnfwd_fwd::bench::run(&cfg, |stage| bar.set_message(stage.to_owned()))
+        .map_err(|e| format!("bench engine: {e}"))?;
+    bar.finish_and_clear();
+    if a.json {
+        let mut out = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        if let Some(obj) = out.as_object_mut() {
+            obj.insert("bench".into(), "engine".into());
+            obj.insert("machine".into(), machine());
+        }
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{} FIB prefixes ({:?}, M={}), {} workers, batch {}, PIT {} / CS {} per worker",
+        report.fib_prefixes,
+        report.algo,
+        report.m,
+        report.workers,
+        report.batch,
+        report.pit_capacity,
+        report.cs_capacity
+    );
+    println!(
+        "{:<12} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "prefetch",
+        "I cyc/pkt",
+        "I Mpps",
+        "D cyc/pkt",
+        "D Mpps",
+        "probes/I",
+        "parse",
+        "hash",
+        "pcct",
+        "fib",
+        "alloc/p"
+    );
+    for r in &report.rows {
+        let s = &r.stages.interest;
+        println!(
+            "{:<12} {:>10.0} {:>9.2} {:>10.0} {:>9.2} {:>9.2} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7}",
+            r.prefetch,
+            r.interest.cycles_per_packet,
+            r.interest.mpps,
+            r.data.cycles_per_packet,
+            r.data.mpps,
+            r.fib_probes_per_interest,
+            s.parse,
+            s.hash,
+            s.pcct,
+            s.fib,
+            r.allocations_per_packet
+                .map_or_else(|| "-".to_owned(), |v| format!("{v:.3}")),
+        );
+    }
+    Ok(())
 }
 
 fn fib(a: &FibArgs) -> Result<(), String> {

@@ -7,10 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod alloc;
 mod bench;
 mod config;
 mod gen;
 mod run;
+
+#[global_allocator]
+static GLOBAL: alloc::Counting = alloc::Counting;
 
 /// A fast, DoS-resistant Named Data Networking forwarder.
 #[derive(Parser, Debug)]
