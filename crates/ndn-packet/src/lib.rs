@@ -20,6 +20,7 @@ mod error;
 mod fixtures;
 pub mod hash;
 pub mod interest;
+pub mod link;
 pub mod lp;
 pub mod name;
 pub mod signature;
@@ -36,6 +37,7 @@ pub use name::{Component, Name, NameRef};
 
 pub use data::{Data, DataBuilder, DataSignature};
 pub use interest::{Guiders, Interest, InterestBuilder, InterestSignature};
+pub use link::{FaceScope, LinkType, LpToken, PacketKind, RxLp, RxPacket, TxLp, TxPacket};
 pub use lp::{
     decode_link_packet, LinkPacket, LpHeaders, LpPacket, LpPacketBuilder, NackReason, Payload,
 };

@@ -14,9 +14,9 @@
 //!
 //! The hash is the forwarder's keyed SipHash, so an outsider cannot aim names at one worker.
 
+use ndn_packet::link::PacketKind;
 use ndn_packet::tlv::{tt, Reader};
 use ndn_packet::{NameHasher, NameRef};
-use ndnfwd_face::PacketKind;
 
 /// Where a packet goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,11 +6,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
-use ndnfwd_face::{FaceEvent, FaceTable, RxPacket, TxPacket};
+use ndnfwd_face::{FaceEvent, FaceTable};
+
+use ndn_packet::link::{RxPacket, TxPacket};
 
 use crate::control::ControlMsg;
 use crate::dispatch::{Dispatcher, Target};
-use crate::msg::{engine_face, rx_to_engine, Backlog, Inputs, IoJob, Owner, WorkerMsg};
+use crate::msg::{engine_face, Backlog, Inputs, IoJob, Owner, WorkerMsg};
 use crate::Outputs;
 
 /// How often the face table's housekeeping runs (reassembly expiry, idle faces, backlogs).
@@ -178,21 +180,20 @@ impl IoStage {
     fn dispatch(&mut self, p: RxPacket) {
         match self
             .dispatcher
-            .dispatch(p.kind, &p.wire, p.lp.pit_token.as_slice())
+            .dispatch(p.kind, &p.wire, p.lp.pit_token.as_bytes())
         {
-            Target::Worker(w) => self.send_to(usize::from(w), rx_to_engine(p)),
+            Target::Worker(w) => self.send_to(usize::from(w), p),
             Target::All => {
                 add(&self.stats.broadcasts, 1);
-                let engine_p = rx_to_engine(p);
                 for w in 0..self.inputs.len() {
-                    self.send_to(w, engine_p.clone());
+                    self.send_to(w, p.clone());
                 }
             }
             Target::Drop => add(&self.stats.bad_name, 1),
         }
     }
 
-    fn send_to(&mut self, w: usize, p: ndnfwd_fwd::packet::RxPacket) {
+    fn send_to(&mut self, w: usize, p: RxPacket) {
         let (Some(b), Some(input)) = (self.backlogs.get_mut(w), self.inputs.get(w)) else {
             return;
         };

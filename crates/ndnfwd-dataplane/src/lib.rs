@@ -38,4 +38,4 @@ pub use sys::pin_current_thread;
 
 /// The output rings, one per I/O stage: packets the workers send, drained by the I/O stage
 /// that owns the egress face.
-pub type Outputs = Arc<[ArrayQueue<ndnfwd_face::TxPacket>]>;
+pub type Outputs = Arc<[ArrayQueue<ndn_packet::TxPacket>]>;

@@ -1,6 +1,7 @@
-//! What crosses between stages: worker input messages (packets, face changes, jobs), control
-//! messages, and the field-for-field conversions between the face layer's packet types and the
-//! engine's.
+//! What crosses between stages: worker input messages (packets, face changes, jobs) and control
+//! messages. Packets cross as they are: the face layer and the engine share
+//! [`ndn_packet::link`]'s packet types, so only a face's description is narrowed to what the
+//! engine needs ([`engine_face`]).
 //!
 //! Ordering rule: a face's `FaceUp` travels in the same ring as the packets of the I/O thread
 //! that owns the face, ahead of them, so a worker never sees a packet from a face it does not
@@ -13,10 +14,10 @@ use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 
 use crossbeam_queue::ArrayQueue;
+use ndn_packet::link::RxPacket;
 use ndn_packet::FaceId;
-use ndnfwd_face::{FaceTable, PacketKind, PitToken};
+use ndnfwd_face::FaceTable;
 use ndnfwd_fwd::face::FaceInfo as EngineFace;
-use ndnfwd_fwd::packet::{RxLp, RxPacket, Token, TxKind, TxPacket};
 use ndnfwd_fwd::Engine;
 
 /// A job run on a worker's engine (management: strategy choice, CS erase). Results travel back
@@ -176,61 +177,11 @@ pub(crate) fn inputs(n: usize, capacity: usize) -> Inputs {
         .collect()
 }
 
-fn token_to_engine(t: &PitToken) -> Token {
-    // Both types hold 0..=32 bytes; an empty slice is the absent token.
-    Token::new(t.as_slice()).unwrap_or(Token::EMPTY)
-}
-
-fn token_to_face(t: &Token) -> PitToken {
-    PitToken::new(t.as_bytes()).unwrap_or(PitToken::NONE)
-}
-
-/// A received packet as the engine takes it.
-pub fn rx_to_engine(p: ndnfwd_face::RxPacket) -> RxPacket {
-    RxPacket {
-        face: p.face,
-        wire: p.wire,
-        lp: RxLp {
-            pit_token: token_to_engine(&p.lp.pit_token),
-            nack: p.lp.nack,
-            congestion_mark: p.lp.congestion_mark,
-            next_hop_face_id: p.lp.next_hop_face_id,
-            no_cache: p.lp.no_cache,
-        },
-    }
-}
-
-/// A packet the engine sends, as the face layer takes it.
-pub fn tx_to_face(p: TxPacket) -> ndnfwd_face::TxPacket {
-    ndnfwd_face::TxPacket {
-        face: p.face,
-        kind: match p.kind {
-            TxKind::Interest => PacketKind::Interest,
-            TxKind::Data => PacketKind::Data,
-            TxKind::Nack => PacketKind::Nack,
-        },
-        lp: ndnfwd_face::TxLp {
-            pit_token: token_to_face(&p.lp.pit_token),
-            nack: p.lp.nack,
-            congestion_mark: p.lp.congestion_mark,
-            incoming_face_id: p.lp.incoming_face_id,
-        },
-        wire: p.wire,
-    }
-}
-
-/// The engine's view of a face-layer face.
+/// The engine's view of a face-layer face: the scope and link type, nothing about endpoints.
 pub fn engine_face(info: &ndnfwd_face::FaceInfo) -> EngineFace {
-    use ndnfwd_fwd::face::{FaceScope, LinkType};
     EngineFace {
-        scope: match info.scope {
-            ndnfwd_face::FaceScope::Local => FaceScope::Local,
-            ndnfwd_face::FaceScope::NonLocal => FaceScope::NonLocal,
-        },
-        link: match info.link_type {
-            ndnfwd_face::LinkType::PointToPoint => LinkType::PointToPoint,
-            ndnfwd_face::LinkType::MultiAccess => LinkType::MultiAccess,
-        },
+        scope: info.scope,
+        link: info.link_type,
     }
 }
 
@@ -238,24 +189,15 @@ pub fn engine_face(info: &ndnfwd_face::FaceInfo) -> EngineFace {
 mod tests {
     use super::*;
     use bytes::Bytes;
+    use ndn_packet::link::{PacketKind, RxLp};
 
     fn packet(face: FaceId) -> WorkerMsg {
         WorkerMsg::Packet(RxPacket {
             face,
+            kind: PacketKind::Interest,
             wire: Bytes::new(),
             lp: RxLp::default(),
         })
-    }
-
-    #[test]
-    fn tokens_convert_both_ways() {
-        let t = PitToken::new(&[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
-        let e = token_to_engine(&t);
-        assert_eq!(e.as_bytes(), t.as_slice());
-        assert_eq!(token_to_face(&e), t);
-        assert!(token_to_engine(&PitToken::NONE).is_empty());
-        let long = PitToken::new(&[9; 32]).unwrap();
-        assert_eq!(token_to_face(&token_to_engine(&long)), long);
     }
 
     #[test]

@@ -10,15 +10,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
+use ndn_packet::link::{RxPacket, TxPacket};
 use ndn_packet::FaceId;
 use ndnfwd_face::info::FACEID_INTERNAL;
 use ndnfwd_fwd::counters::Counters;
-use ndnfwd_fwd::packet::{RxPacket, TxPacket};
 use ndnfwd_fwd::Engine;
 use serde::Serialize;
 
 use crate::control::ControlMsg;
-use crate::msg::{tx_to_face, Inputs, Owner, WorkerMsg};
+use crate::msg::{Inputs, Owner, WorkerMsg};
 use crate::Outputs;
 
 /// How often an idle worker expires PIT entries and publishes its snapshot.
@@ -257,10 +257,7 @@ impl WorkerStage {
         for tx in self.out.drain(..) {
             match self.owners.get(tx.face) {
                 Some(Owner::Io(i)) => {
-                    let pushed = self
-                        .outputs
-                        .get(usize::from(i))
-                        .map(|q| q.push(tx_to_face(tx)).is_ok());
+                    let pushed = self.outputs.get(usize::from(i)).map(|q| q.push(tx).is_ok());
                     if pushed != Some(true) {
                         WorkerStats::bump(&self.stats.output_ring_full);
                     }

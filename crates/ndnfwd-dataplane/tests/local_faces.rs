@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use ndn_packet::link::{PacketKind, RxPacket, TxLp, TxPacket};
 use ndn_packet::{Data, DataBuilder, FaceId, InterestBuilder, Name};
 use ndnfwd_dataplane::{Dataplane, DataplaneConfig, ListenerSpec, Threads};
-use ndnfwd_face::{
-    FaceIdAllocator, FaceTable, FaceTableConfig, PacketKind, Persistency, RxPacket, TxLp, TxPacket,
-};
+use ndnfwd_face::{FaceIdAllocator, FaceTable, FaceTableConfig, Persistency};
 use ndnfwd_mgmt::client::{parse_command_response, CommandSigner, Signing};
 use ndnfwd_mgmt::ControlParameters;
 

@@ -5,10 +5,11 @@
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ndn_packet::link::{LpToken, PacketKind, TxLp, TxPacket};
 use ndn_packet::{DataBuilder, InterestBuilder, Name};
 use ndnfwd_face::{
     FaceCounters, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, LinkConfig, LinkService,
-    PacketKind, Persistency, PitToken, TxLp, TxPacket,
+    Persistency,
 };
 
 fn interest() -> Bytes {
@@ -33,9 +34,9 @@ fn data(len: usize) -> Bytes {
 fn pkt(kind: PacketKind, wire: Bytes, token: bool) -> TxPacket {
     let lp = TxLp {
         pit_token: if token {
-            PitToken::new(&[9; 8]).unwrap()
+            LpToken::new(&[9; 8]).unwrap()
         } else {
-            PitToken::NONE
+            LpToken::EMPTY
         },
         ..TxLp::default()
     };

@@ -6,6 +6,8 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use ndn_packet::PacketKind;
+
 /// Why a packet was dropped by the face layer. Each reason is one counter with a stable name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DropReason {
@@ -93,17 +95,6 @@ pub struct FaceCounters {
 /// Single-writer increment.
 fn bump(c: &AtomicU64, n: u64) {
     c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
-}
-
-/// Which network-layer counter a packet goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PacketKind {
-    /// An Interest.
-    Interest,
-    /// A Data.
-    Data,
-    /// A network Nack (it carries an Interest).
-    Nack,
 }
 
 impl FaceCounters {

@@ -5,7 +5,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use std::io;
 use std::sync::Arc;
 
-use ndn_packet::FaceId;
+use ndn_packet::{FaceId, FaceScope, LinkType};
 
 use crate::uri::FaceUri;
 
@@ -40,15 +40,6 @@ impl FaceIdAllocator {
     }
 }
 
-/// NFD's face scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FaceScope {
-    /// A face to another host.
-    NonLocal,
-    /// A face to an application on this host: Unix sockets, loopback TCP and UDP.
-    Local,
-}
-
 /// NFD's face persistency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Persistency {
@@ -59,15 +50,6 @@ pub enum Persistency {
     Persistent,
     /// Made by a command; kept when sending fails (datagram and Ethernet faces).
     Permanent,
-}
-
-/// NFD's link type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LinkType {
-    /// One peer.
-    PointToPoint,
-    /// A group that all hear each other (UDP and Ethernet multicast).
-    MultiAccess,
 }
 
 /// Description of one face.
@@ -83,7 +65,7 @@ pub struct FaceInfo {
     pub scope: FaceScope,
     /// On-demand, persistent or permanent.
     pub persistency: Persistency,
-    /// Point-to-point or multi-access.
+    /// Point-to-point or multi-access (the face layer makes no ad hoc faces).
     pub link_type: LinkType,
     /// Largest frame sent; `None` for streams (never fragmented).
     pub mtu: Option<usize>,

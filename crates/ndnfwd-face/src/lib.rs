@@ -3,7 +3,8 @@
 //!
 //! Contract: a [`FaceTable`] is owned by one I/O thread and driven by busy polling:
 //! [`FaceTable::recv_burst`] returns whole network packets (reassembled, LP fields decoded
-//! into [`RxPacket`]), [`FaceTable::send_burst`] takes [`TxPacket`]s and adds the LP fields,
+//! into [`RxPacket`](ndn_packet::RxPacket)), [`FaceTable::send_burst`] takes
+//! [`TxPacket`](ndn_packet::TxPacket)s and adds the LP fields,
 //! fragmenting to the face's MTU (never on streams: local apps get whole packets),
 //! [`FaceTable::tick`] does timeouts with the time passed in, [`FaceTable::wait`] sleeps on
 //! epoll when idle. Faces come and go as [`FaceEvent`]s (a peer that closes or crashes is a
@@ -18,20 +19,16 @@ pub mod counters;
 mod framing;
 pub mod info;
 pub mod link;
-pub mod packet;
 #[allow(unsafe_code)]
 mod sys;
 mod table;
 mod transport;
 pub mod uri;
 
-pub use counters::{CounterSnapshot, DropReason, FaceCounters, PacketKind};
-pub use info::{
-    DownReason, FaceEvent, FaceIdAllocator, FaceInfo, FaceScope, LinkType, Persistency,
-};
+pub use counters::{CounterSnapshot, DropReason, FaceCounters};
+pub use info::{DownReason, FaceEvent, FaceIdAllocator, FaceInfo, Persistency};
 pub use link::reassembly::ReassemblyLimits;
 pub use link::{Frame, LinkConfig, LinkService};
-pub use packet::{PitToken, RxLp, RxPacket, TxLp, TxPacket};
 pub use sys::Poller;
 pub use table::{FaceError, FaceTable, FaceTableConfig, TableStats};
 pub use uri::{FaceUri, MacAddr, UriError};

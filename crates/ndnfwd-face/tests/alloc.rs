@@ -7,7 +7,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{data, interest, tx};
-use ndnfwd_face::{FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, PacketKind, Persistency};
+use ndn_packet::link::PacketKind;
+use ndnfwd_face::{FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, Persistency};
 
 struct Counting;
 

@@ -10,10 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{data, interest, recv_n, tx};
-use ndnfwd_face::{
-    FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, LinkType, MacAddr, PacketKind,
-    Persistency,
-};
+use ndn_packet::link::{LinkType, PacketKind};
+use ndnfwd_face::{FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, MacAddr, Persistency};
 
 const INNER_ENV: &str = "NDNFWD_FACE_NETNS_INNER";
 

@@ -3,12 +3,10 @@
 //! if and only if every fragment arrived; otherwise the timeout frees every buffered byte.
 
 use bytes::Bytes;
+use ndn_packet::link::{LpToken, PacketKind, TxLp, TxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
-use ndnfwd_face::{
-    DropReason, FaceCounters, LinkConfig, LinkService, PacketKind, PitToken, ReassemblyLimits,
-    TxLp, TxPacket,
-};
+use ndnfwd_face::{DropReason, FaceCounters, LinkConfig, LinkService, ReassemblyLimits};
 use proptest::prelude::*;
 
 const FACE: FaceId = 1000;
@@ -67,7 +65,7 @@ proptest! {
     ) {
         let wire = packet(kind, size);
         let lp = TxLp {
-            pit_token: PitToken::new(&token).unwrap(),
+            pit_token: LpToken::new(&token).unwrap(),
             nack: (kind == PacketKind::Nack).then_some(NackReason::Duplicate),
             congestion_mark: 0,
             incoming_face_id: None,

@@ -8,10 +8,11 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 
 use common::{data, interest, recv_n, recv_n_pumping, tx, wait_event, TempDir};
+use ndn_packet::link::{FaceScope, PacketKind};
 use ndn_packet::Data;
 use ndnfwd_face::{
-    DownReason, DropReason, FaceEvent, FaceIdAllocator, FaceScope, FaceTable, FaceTableConfig,
-    FaceUri, PacketKind, Persistency,
+    DownReason, DropReason, FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri,
+    Persistency,
 };
 
 fn table(cfg: FaceTableConfig) -> FaceTable {

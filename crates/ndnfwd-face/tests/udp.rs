@@ -4,9 +4,10 @@
 mod common;
 
 use common::{data, interest, recv_n, tx};
+use ndn_packet::link::{FaceScope, LinkType, LpToken, PacketKind};
 use ndnfwd_face::{
-    DownReason, DropReason, FaceEvent, FaceIdAllocator, FaceScope, FaceTable, FaceTableConfig,
-    FaceUri, LinkType, PacketKind, Persistency, PitToken,
+    DownReason, DropReason, FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri,
+    Persistency,
 };
 
 fn table(cfg: FaceTableConfig) -> FaceTable {
@@ -38,7 +39,7 @@ fn udp_unicast_burst_creates_on_demand_face_and_round_trips() {
                 PacketKind::Interest,
                 interest(i, if i % 10 == 0 { 4000 } else { 0 }),
             );
-            p.lp.pit_token = PitToken::new(&i.to_be_bytes()).unwrap();
+            p.lp.pit_token = LpToken::new(&i.to_be_bytes()).unwrap();
             p
         })
         .collect();

@@ -34,12 +34,12 @@ use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
 use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
 use crate::face::{FaceInfo, FaceTable};
-use crate::packet::{RxPacket, TxPacket};
 use crate::pool::{TxBuffers, DEFAULT_CHUNK};
 use crate::strategy::{
     full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
     StrategyError, StrategyId, MAX_FANOUT,
 };
+use ndn_packet::link::{RxPacket, TxPacket};
 
 /// Packets in flight in the prepare/process pipeline (lookahead 2, plus the one processed).
 const RING: usize = 4;

@@ -5,29 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use ndn_packet::FaceId;
-
-/// NFD's face scope: local faces (apps on this host) may carry `/localhost` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FaceScope {
-    /// A face to another host.
-    NonLocal,
-    /// A face to an application on this host (Unix socket, loopback TCP, internal).
-    Local,
-}
-
-/// NFD's link type: it decides loop handling (Nack Duplicate only on point-to-point) and
-/// whether a packet may go back out of the face it came in on (ad hoc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LinkType {
-    /// One peer on the other end.
-    PointToPoint,
-    /// Many peers that all hear each other (Ethernet multicast).
-    MultiAccess,
-    /// Many peers that may not hear each other (wireless ad hoc): sending back out of the
-    /// incoming face can reach a different neighbour.
-    AdHoc,
-}
+use ndn_packet::{FaceId, FaceScope, LinkType};
 
 /// What the pipelines know about one face.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

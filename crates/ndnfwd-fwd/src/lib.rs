@@ -2,10 +2,10 @@
 //! shared FIB, driven burst by burst through a prefetch-pipelined loop.
 //!
 //! Contract: an [`Engine`] does no I/O and reads no clock. The caller hands it a burst of
-//! received network packets ([`packet::RxPacket`]: ingress face, the Interest or Data wire as
-//! `bytes::Bytes`, and the link fields the face layer decoded) together with `now` (ns from any
-//! monotonic epoch), and gets back packets to send ([`packet::TxPacket`]: egress face, link
-//! fields to add, wire) in a vector it owns and reuses. Data and Nacks leave as clones of the
+//! received network packets ([`ndn_packet::RxPacket`]: ingress face, the Interest or Data wire
+//! as `bytes::Bytes`, and the link fields the face layer decoded; the same type the face layer
+//! produces) together with `now` (ns from any monotonic epoch), and gets back packets to send
+//! ([`ndn_packet::TxPacket`]: egress face, link fields to add, wire) in a vector it owns and reuses. Data and Nacks leave as clones of the
 //! received buffers; an Interest whose guiders change is written once into a recycled buffer, so
 //! steady state allocates nothing. The pipelines are named after NFD's (`on_incoming_interest`,
 //! `on_content_store_miss`, ..., `on_outgoing_nack`) and every dropped packet increments one
@@ -22,10 +22,10 @@
 //!
 //! ```
 //! use bytes::Bytes;
+//! use ndn_packet::link::{PacketKind, RxLp, RxPacket};
 //! use ndn_packet::{InterestBuilder, Name, NameHasher, SipVariant};
 //! use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 //! use ndnfwd_fwd::face::FaceInfo;
-//! use ndnfwd_fwd::packet::{RxLp, RxPacket, TxKind};
 //! use ndnfwd_fwd::{Engine, EngineConfig};
 //!
 //! let hasher = NameHasher::new([7; 16], SipVariant::Sip13);
@@ -39,11 +39,13 @@
 //!
 //! let name = Name::from_uri("/ndn/video/seg=0").unwrap();
 //! let wire = InterestBuilder::new(name).nonce([1, 2, 3, 4]).hop_limit(8).encode().unwrap();
-//! let burst = [RxPacket { face: 1, wire: Bytes::from(wire), lp: RxLp::default() }];
+//! let burst = [RxPacket {
+//!     face: 1, kind: PacketKind::Interest, wire: Bytes::from(wire), lp: RxLp::default(),
+//! }];
 //! let mut out = Vec::new();
 //! engine.process(0, &burst, &mut out);
 //! assert_eq!(out.len(), 1);
-//! assert_eq!((out[0].face, out[0].kind), (2, TxKind::Interest));
+//! assert_eq!((out[0].face, out[0].kind), (2, PacketKind::Interest));
 //! assert_eq!(out[0].lp.pit_token.as_bytes().len(), 8); // our PIT token
 //! ```
 #![deny(unsafe_code)]
@@ -53,7 +55,6 @@ pub mod counters;
 pub mod cycles;
 mod engine;
 pub mod face;
-pub mod packet;
 mod pipeline;
 mod pool;
 mod prefetch;

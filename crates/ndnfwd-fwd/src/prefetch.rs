@@ -4,8 +4,8 @@ use ndn_packet::PrefixHashes;
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::{Core, Parsed};
-use crate::packet::RxPacket;
 use crate::pipeline::interest_info;
+use ndn_packet::link::RxPacket;
 
 impl Core {
     /// All-at-once bucket prefetch of one packet: its PCCT bucket (for a Data carrying our

@@ -4,10 +4,10 @@ mod harness;
 
 use bytes::Bytes;
 use harness::*;
+use ndn_packet::link::{LpToken, PacketKind, RxLp};
 use ndn_packet::lp::NackReason;
 use ndn_packet::Interest;
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::packet::{RxLp, Token, TxKind};
 use ndnfwd_fwd::EngineConfig;
 use ndnfwd_pcct::PcctConfig;
 
@@ -32,7 +32,7 @@ fn interest_forwarded_data_returned_with_tokens() {
     );
     sim.run_for(MS);
 
-    let up = sim.received(p, TxKind::Interest);
+    let up = sim.received(p, PacketKind::Interest);
     assert_eq!(up.len(), 1);
     let i = interest_of(up[0]);
     assert_eq!(i.hop_limit(), Some(4), "HopLimit decremented");
@@ -49,7 +49,7 @@ fn interest_forwarded_data_returned_with_tokens() {
     );
     assert_eq!(up[0].lp.incoming_face_id, Some(sim.face_of(c)));
 
-    let down = sim.received(c, TxKind::Data);
+    let down = sim.received(c, PacketKind::Data);
     assert_eq!(down.len(), 1);
     assert_eq!(name_of(down[0]), "/p/a");
     assert_eq!(
@@ -78,7 +78,7 @@ fn unchanged_interest_reuses_the_received_buffer() {
     let wire = Bytes::from(interest("/p/zero-copy", 9).encode().unwrap());
     sim.send(c, wire.clone(), RxLp::default());
     sim.run_for(MS);
-    let up = sim.received(p, TxKind::Interest);
+    let up = sim.received(p, PacketKind::Interest);
     assert_eq!(up.len(), 1);
     assert_eq!(up[0].wire, wire);
     assert_eq!(
@@ -100,13 +100,13 @@ fn data_answered_to_every_aggregated_downstream_with_its_own_token() {
     sim.express(c2, interest("/p/x", 2), b"two");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(up, TxKind::Interest).len(),
+        sim.received(up, PacketKind::Interest).len(),
         1,
         "aggregated, suppressed"
     );
     assert_eq!(sim.engine(r).counters().aggregated, 1);
     assert_eq!(sim.engine(r).counters().retx_suppressed, 1);
-    let token = sim.received(up, TxKind::Interest)[0].lp.pit_token;
+    let token = sim.received(up, PacketKind::Interest)[0].lp.pit_token;
     sim.send(
         up,
         data("/p/x", 0),
@@ -116,8 +116,8 @@ fn data_answered_to_every_aggregated_downstream_with_its_own_token() {
         },
     );
     sim.run_for(MS);
-    let d1 = sim.received(c1, TxKind::Data);
-    let d2 = sim.received(c2, TxKind::Data);
+    let d1 = sim.received(c1, PacketKind::Data);
+    let d2 = sim.received(c2, PacketKind::Data);
     assert_eq!((d1.len(), d2.len()), (1, 1));
     assert_eq!(d1[0].lp.pit_token.as_bytes(), b"one");
     assert_eq!(d2[0].lp.pit_token.as_bytes(), b"two");
@@ -137,11 +137,11 @@ fn cs_hit_serves_second_consumer() {
     sim.express(c2, interest("/p/cached", 2), b"t2");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(p, TxKind::Interest).len(),
+        sim.received(p, PacketKind::Interest).len(),
         1,
         "producer asked once"
     );
-    let d = sim.received(c2, TxKind::Data);
+    let d = sim.received(c2, PacketKind::Data);
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].lp.pit_token.as_bytes(), b"t2");
     assert_eq!(d[0].lp.incoming_face_id, None, "from the CS");
@@ -164,15 +164,15 @@ fn can_be_prefix_matches_longer_data_and_later_hits_the_cs() {
     sim.route(r, "/p", sim.face_of(p), 1);
     sim.express(c, interest("/p/doc", 1).can_be_prefix(true), b"");
     sim.run_for(MS);
-    let d = sim.received(c, TxKind::Data);
+    let d = sim.received(c, PacketKind::Data);
     assert_eq!(d.len(), 1);
     assert_eq!(name_of(d[0]), "/p/doc/v1");
     // Without CanBePrefix the same name is not satisfied by /p/doc/v1 from the CS.
     sim.express(c, interest("/p/doc", 2).can_be_prefix(true), b"");
     sim.run_for(MS);
-    assert_eq!(sim.received(c, TxKind::Data).len(), 2);
+    assert_eq!(sim.received(c, PacketKind::Data).len(), 2);
     assert_eq!(
-        sim.received(p, TxKind::Interest).len(),
+        sim.received(p, PacketKind::Interest).len(),
         1,
         "second from the CS"
     );
@@ -192,19 +192,19 @@ fn must_be_fresh_with_freshness_zero_misses_the_cs() {
     sim.express(c, interest("/p/f", 2).must_be_fresh(true), b"");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(p, TxKind::Interest).len(),
+        sim.received(p, PacketKind::Interest).len(),
         2,
         "stale Data cannot answer MustBeFresh"
     );
     sim.express(c, interest("/p/f", 3), b"");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(p, TxKind::Interest).len(),
+        sim.received(p, PacketKind::Interest).len(),
         2,
         "but answers without MustBeFresh"
     );
     assert_eq!(sim.engine(r).counters().cs_hit, 1);
-    assert_eq!(sim.received(c, TxKind::Data).len(), 3);
+    assert_eq!(sim.received(c, PacketKind::Data).len(), 3);
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn unsolicited_data_dropped_and_counted() {
     sim.send(p, data("/p/nobody-asked", 1000), RxLp::default());
     sim.run_for(MS);
     assert_eq!(sim.engine(r).counters().unsolicited_data, 1);
-    assert!(sim.received(c, TxKind::Data).is_empty());
+    assert!(sim.received(c, PacketKind::Data).is_empty());
     assert_eq!(
         sim.engine(r).pcct().len_cs(),
         0,
@@ -226,7 +226,7 @@ fn hop_limit_zero_dropped() {
     let (mut sim, r, c, p) = router();
     sim.express(c, interest("/p/h", 1).hop_limit(0), b"");
     sim.run_for(MS);
-    assert!(sim.received(p, TxKind::Interest).is_empty());
+    assert!(sim.received(p, PacketKind::Interest).is_empty());
     assert_eq!(sim.engine(r).counters().hop_limit_zero, 1);
     assert_eq!(sim.engine(r).pcct().len_pit(), 0);
 }
@@ -243,8 +243,8 @@ fn hop_limit_one_reaches_local_faces_only() {
     sim.express(c, interest("/n/x", 1).hop_limit(1), b"");
     sim.express(c, interest("/l/x", 2).hop_limit(1), b"");
     sim.run_for(MS);
-    assert!(sim.received(net, TxKind::Interest).is_empty());
-    let l = sim.received(local, TxKind::Interest);
+    assert!(sim.received(net, PacketKind::Interest).is_empty());
+    let l = sim.received(local, PacketKind::Interest);
     assert_eq!(l.len(), 1);
     assert_eq!(interest_of(l[0]).hop_limit(), Some(0));
     assert_eq!(sim.engine(r).counters().hop_limit_zero_out, 1);
@@ -260,11 +260,11 @@ fn localhost_only_between_local_faces() {
     sim.route(r, "/localhost/nfd", sim.face_of(mgmt), 0);
     sim.express(net, interest("/localhost/nfd/status", 1), b"");
     sim.run_for(MS);
-    assert!(sim.received(mgmt, TxKind::Interest).is_empty());
+    assert!(sim.received(mgmt, PacketKind::Interest).is_empty());
     assert_eq!(sim.engine(r).counters().localhost_violation_in, 1);
     sim.express(local, interest("/localhost/nfd/status", 2), b"");
     sim.run_for(MS);
-    assert_eq!(sim.received(local, TxKind::Data).len(), 1);
+    assert_eq!(sim.received(local, PacketKind::Data).len(), 1);
     // A /localhost Data arriving from the network is dropped too.
     sim.send(net, data("/localhost/nfd/x", 0), RxLp::default());
     sim.run_for(MS);
@@ -273,8 +273,8 @@ fn localhost_only_between_local_faces() {
     sim.route(r, "/localhost/other", sim.face_of(net), 0);
     sim.express(local, interest("/localhost/other/x", 3), b"");
     sim.run_for(MS);
-    assert!(sim.received(net, TxKind::Interest).is_empty());
-    let n = sim.received(local, TxKind::Nack);
+    assert!(sim.received(net, PacketKind::Interest).is_empty());
+    let n = sim.received(local, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::NoRoute));
 }
@@ -300,8 +300,8 @@ fn pit_full_answers_nack_congestion() {
         );
     }
     sim.run_for(MS);
-    assert_eq!(sim.received(up, TxKind::Interest).len(), 2);
-    let n = sim.received(c, TxKind::Nack);
+    assert_eq!(sim.received(up, PacketKind::Interest).len(), 2);
+    let n = sim.received(c, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::Congestion));
     assert_eq!(n[0].lp.pit_token.as_bytes(), b"t2");
@@ -314,7 +314,7 @@ fn no_route_answers_nack_no_route() {
     let (mut sim, r, c, _p) = router();
     sim.express(c, interest("/nowhere/x", 7), b"tk");
     sim.run_for(MS);
-    let n = sim.received(c, TxKind::Nack);
+    let n = sim.received(c, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::NoRoute));
     assert_eq!(n[0].lp.pit_token.as_bytes(), b"tk");
@@ -335,26 +335,26 @@ fn best_route_retransmission_tries_next_nexthop_then_earliest() {
     sim.express(c, interest("/p/r", 1), b"");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(u1, TxKind::Interest).len(),
+        sim.received(u1, PacketKind::Interest).len(),
         1,
         "lowest cost first"
     );
     // Within the 10 ms suppression interval: suppressed.
     sim.express(c, interest("/p/r", 2), b"");
     sim.run_for(MS);
-    assert_eq!(sim.received(u2, TxKind::Interest).len(), 0);
+    assert_eq!(sim.received(u2, PacketKind::Interest).len(), 0);
     assert_eq!(sim.engine(r).counters().retx_suppressed, 1);
     sim.run_for(20 * MS);
     sim.express(c, interest("/p/r", 3), b"");
     sim.run_for(MS);
-    let at_u2 = sim.received(u2, TxKind::Interest);
+    let at_u2 = sim.received(u2, PacketKind::Interest);
     assert_eq!(at_u2.len(), 1, "retransmission goes to the unused nexthop");
     assert_eq!(interest_of(at_u2[0]).nonce(), Some(3u32.to_be_bytes()));
     sim.run_for(50 * MS);
     sim.express(c, interest("/p/r", 4), b"");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(u1, TxKind::Interest).len(),
+        sim.received(u1, PacketKind::Interest).len(),
         2,
         "then the one used earliest"
     );
@@ -376,15 +376,15 @@ fn multicast_fans_out_except_the_ingress() {
     sim.express(c, interest("/m/x", 1).hop_limit(9), b"");
     sim.run_for(MS);
     for &u in &ups {
-        assert_eq!(sim.received(u, TxKind::Interest).len(), 1);
+        assert_eq!(sim.received(u, PacketKind::Interest).len(), 1);
     }
     assert!(
-        sim.received(c, TxKind::Interest).is_empty(),
+        sim.received(c, PacketKind::Interest).is_empty(),
         "not back to the ingress"
     );
     let w: Vec<*const u8> = ups
         .iter()
-        .map(|&u| sim.received(u, TxKind::Interest)[0].wire.as_ptr())
+        .map(|&u| sim.received(u, PacketKind::Interest)[0].wire.as_ptr())
         .collect();
     assert!(
         w.iter().all(|&p| p == w[0]),
@@ -414,25 +414,28 @@ fn nack_least_severe_reason_after_every_upstream() {
     sim.route(r, "/m", sim.face_of(u2), 2);
     sim.express(c, interest("/m/n", 5), b"ct");
     sim.run_for(MS);
-    let i1 = sim.received(u1, TxKind::Interest)[0].clone();
-    let i2 = sim.received(u2, TxKind::Interest)[0].clone();
-    let nack = |t: &ndnfwd_fwd::packet::TxPacket, r: NackReason| RxLp {
+    let i1 = sim.received(u1, PacketKind::Interest)[0].clone();
+    let i2 = sim.received(u2, PacketKind::Interest)[0].clone();
+    let nack = |t: &ndn_packet::TxPacket, r: NackReason| RxLp {
         pit_token: t.lp.pit_token,
         nack: Some(Some(r)),
         ..RxLp::default()
     };
     sim.send(u1, i1.wire.clone(), nack(&i1, NackReason::NoRoute));
     sim.run_for(MS);
-    assert!(sim.received(c, TxKind::Nack).is_empty(), "u2 still pending");
+    assert!(
+        sim.received(c, PacketKind::Nack).is_empty(),
+        "u2 still pending"
+    );
     // A Nack with the wrong nonce is not accepted.
     let other = Bytes::from(interest("/m/n", 99).encode().unwrap());
     sim.send(u2, other, nack(&i2, NackReason::Duplicate));
     sim.run_for(MS);
-    assert!(sim.received(c, TxKind::Nack).is_empty());
+    assert!(sim.received(c, PacketKind::Nack).is_empty());
     assert_eq!(sim.engine(r).counters().nack_unmatched, 1);
     sim.send(u2, i2.wire.clone(), nack(&i2, NackReason::Congestion));
     sim.run_for(MS);
-    let n = sim.received(c, TxKind::Nack);
+    let n = sim.received(c, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::Congestion), "least severe");
     assert_eq!(n[0].lp.pit_token.as_bytes(), b"ct");
@@ -456,7 +459,7 @@ fn expiry_finalizes_unsatisfied_entries() {
     sim.send(silent, data("/s/x", 0), RxLp::default());
     sim.run_for(MS);
     assert_eq!(sim.engine(r).counters().unsolicited_data, 1);
-    assert!(sim.received(c, TxKind::Data).is_empty());
+    assert!(sim.received(c, PacketKind::Data).is_empty());
 }
 
 #[test]
@@ -473,7 +476,7 @@ fn aggregated_interest_lifetime_is_time_left() {
     // entry's time left, which is still c1's (600 ms).
     sim.express(c2, interest("/p/t", 2).lifetime_ms(300), b"");
     sim.run_for(MS);
-    let sent = sim.received(up, TxKind::Interest);
+    let sent = sim.received(up, PacketKind::Interest);
     assert_eq!(sent.len(), 2);
     assert_eq!(interest_of(sent[1]).lifetime(), Some(600));
 }
@@ -489,10 +492,10 @@ fn interest_without_nonce_gets_one() {
     assert_eq!(Interest::new_checked(&wire).unwrap().nonce(), None);
     sim.send(c, wire, RxLp::default());
     sim.run_for(MS);
-    let up = sim.received(p, TxKind::Interest);
+    let up = sim.received(p, PacketKind::Interest);
     assert_eq!(up.len(), 1);
     assert!(interest_of(up[0]).nonce().is_some());
-    assert_eq!(sim.received(c, TxKind::Data).len(), 1);
+    assert_eq!(sim.received(c, PacketKind::Data).len(), 1);
 }
 
 #[test]
@@ -507,8 +510,8 @@ fn next_hop_face_id_from_local_faces_bypasses_the_strategy() {
     };
     sim.send(c, wire.clone(), lp);
     sim.run_for(MS);
-    assert_eq!(sim.received(other, TxKind::Interest).len(), 1);
-    assert!(sim.received(p, TxKind::Interest).is_empty());
+    assert_eq!(sim.received(other, PacketKind::Interest).len(), 1);
+    assert!(sim.received(p, PacketKind::Interest).is_empty());
     // From a non-local face the field is ignored.
     let wire = Bytes::from(interest("/p/nh2", 2).encode().unwrap());
     sim.send(
@@ -520,7 +523,7 @@ fn next_hop_face_id_from_local_faces_bypasses_the_strategy() {
         },
     );
     sim.run_for(MS);
-    assert_eq!(sim.received(p, TxKind::Interest).len(), 1);
+    assert_eq!(sim.received(p, PacketKind::Interest).len(), 1);
     // An unknown face is a counted drop.
     let wire = Bytes::from(interest("/p/nh3", 3).encode().unwrap());
     sim.send(
@@ -555,13 +558,13 @@ fn forwarding_hint_is_tried_first() {
         b"",
     );
     sim.run_for(MS);
-    assert_eq!(sim.received(by_hint, TxKind::Interest).len(), 1);
+    assert_eq!(sim.received(by_hint, PacketKind::Interest).len(), 1);
     assert_eq!(
-        name_of(sim.received(by_hint, TxKind::Interest)[0]),
+        name_of(sim.received(by_hint, PacketKind::Interest)[0]),
         "/app/x"
     );
     assert_eq!(
-        sim.received(by_name, TxKind::Interest).len(),
+        sim.received(by_name, PacketKind::Interest).len(),
         1,
         "no hint route: the name's"
     );
@@ -581,10 +584,10 @@ fn loop_on_point_to_point_nacks_duplicate_on_multi_access_drops() {
     sim.express(c2, interest("/p/l", 42), b"t");
     sim.express(ma, interest("/p/l", 42), b"");
     sim.run_for(MS);
-    let n = sim.received(c2, TxKind::Nack);
+    let n = sim.received(c2, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::Duplicate));
-    assert!(sim.received(ma, TxKind::Nack).is_empty());
+    assert!(sim.received(ma, PacketKind::Nack).is_empty());
     assert_eq!(sim.engine(r).counters().dup_nonce, 2);
     // The same downstream repeating its nonce is a retransmission, not a loop.
     sim.run_for(20 * MS);
@@ -611,7 +614,7 @@ fn removed_face_leaves_the_pit() {
         1,
         "the entry only c wanted is erased"
     );
-    let token = sim.received(p, TxKind::Interest)[0].lp.pit_token;
+    let token = sim.received(p, PacketKind::Interest)[0].lp.pit_token;
     sim.send(
         p,
         data("/p/gone", 0),
@@ -621,8 +624,8 @@ fn removed_face_leaves_the_pit() {
         },
     );
     sim.run_for(MS);
-    assert_eq!(sim.received(c2, TxKind::Data).len(), 1);
-    assert!(sim.received(c, TxKind::Data).is_empty());
+    assert_eq!(sim.received(c2, PacketKind::Data).len(), 1);
+    assert!(sim.received(c, PacketKind::Data).is_empty());
     assert_eq!(
         sim.engine(r).counters().face_gone,
         0,
@@ -652,9 +655,9 @@ fn removed_upstream_is_not_retried() {
     sim.run_for(20 * MS);
     sim.express(c, interest("/p/u", 2), b"");
     sim.run_for(MS);
-    assert_eq!(sim.received(u1, TxKind::Interest).len(), 1);
+    assert_eq!(sim.received(u1, PacketKind::Interest).len(), 1);
     assert_eq!(
-        sim.received(u2, TxKind::Interest).len(),
+        sim.received(u2, PacketKind::Interest).len(),
         1,
         "the retransmission goes to u2"
     );
@@ -695,12 +698,12 @@ fn token_of_wrong_length_still_matches_by_name() {
         p,
         data("/p/tk", 0),
         RxLp {
-            pit_token: Token::new(b"bogus").unwrap(),
+            pit_token: LpToken::new(b"bogus").unwrap(),
             ..RxLp::default()
         },
     );
     sim.run_for(MS);
-    assert_eq!(sim.received(c, TxKind::Data).len(), 1);
+    assert_eq!(sim.received(c, PacketKind::Data).len(), 1);
     assert_eq!(sim.engine(r).pcct().counters().token_miss, 1);
 }
 
@@ -718,7 +721,7 @@ fn congestion_marks_travel_with_the_packets() {
         },
     );
     sim.run_for(MS);
-    let up = sim.received(p, TxKind::Interest);
+    let up = sim.received(p, PacketKind::Interest);
     assert_eq!(
         up[0].lp.congestion_mark, 1,
         "the Interest's mark goes upstream"
@@ -734,7 +737,7 @@ fn congestion_marks_travel_with_the_packets() {
         },
     );
     sim.run_for(MS);
-    let d = sim.received(c, TxKind::Data);
+    let d = sim.received(c, PacketKind::Data);
     assert_eq!(
         d[0].lp.congestion_mark, 3,
         "the Data's mark goes downstream"
@@ -816,12 +819,12 @@ fn strategy_choice_management_and_custom_strategies() {
     sim.express(c, interest("/w/plain/1", 3), b"");
     sim.run_for(MS);
     assert_eq!(
-        sim.received(dear, TxKind::Interest).len(),
+        sim.received(dear, PacketKind::Interest).len(),
         2,
         "worst and multicast"
     );
     assert_eq!(
-        sim.received(cheap, TxKind::Interest).len(),
+        sim.received(cheap, PacketKind::Interest).len(),
         2,
         "multicast and best-route"
     );
@@ -848,7 +851,7 @@ fn each_downstream_gets_the_nack_with_its_own_nonce() {
     sim.express(c1, interest("/p/agg", 11), b"a");
     sim.express(c2, interest("/p/agg", 22), b"b");
     sim.run_for(MS);
-    let sent = sim.received(up, TxKind::Interest)[0].clone();
+    let sent = sim.received(up, PacketKind::Interest)[0].clone();
     assert_eq!(interest_of(&sent).nonce(), Some(11u32.to_be_bytes()));
     let lp = RxLp {
         pit_token: sent.lp.pit_token,
@@ -858,7 +861,7 @@ fn each_downstream_gets_the_nack_with_its_own_nonce() {
     sim.send(up, sent.wire.clone(), lp);
     sim.run_for(MS);
     for (c, nonce, token) in [(c1, 11u32, b"a"), (c2, 22, b"b")] {
-        let n = sim.received(c, TxKind::Nack);
+        let n = sim.received(c, PacketKind::Nack);
         assert_eq!(n.len(), 1);
         assert_eq!(interest_of(n[0]).nonce(), Some(nonce.to_be_bytes()));
         assert_eq!(n[0].lp.pit_token.as_bytes(), token);

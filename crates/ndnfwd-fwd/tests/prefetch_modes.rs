@@ -2,11 +2,11 @@
 //! same packets out, the same counters and the same table state.
 
 use bytes::Bytes;
+use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher, SipVariant};
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::packet::{RxLp, RxPacket, TxPacket};
 use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode};
 use ndnfwd_pcct::PcctConfig;
 
@@ -48,11 +48,12 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
                         .hop_limit(r.below(5) as u8)
                         .lifetime_ms(50 + r.below(200));
                     let lp = RxLp {
-                        pit_token: ndnfwd_fwd::packet::Token::new(&[face as u8]).unwrap(),
+                        pit_token: LpToken::new(&[face as u8]).unwrap(),
                         ..RxLp::default()
                     };
                     RxPacket {
                         face,
+                        kind: PacketKind::Interest,
                         wire: Bytes::from(b.encode().unwrap()),
                         lp,
                     }
@@ -64,6 +65,7 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
                         .unwrap();
                     RxPacket {
                         face,
+                        kind: PacketKind::Data,
                         wire: Bytes::from(wire),
                         lp: RxLp::default(),
                     }
@@ -82,6 +84,7 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
                     ][r.below(3) as usize];
                     RxPacket {
                         face,
+                        kind: PacketKind::Nack,
                         wire: Bytes::from(b.encode().unwrap()),
                         lp: RxLp {
                             nack: Some(Some(reason)),
@@ -91,6 +94,7 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
                 }
                 _ => RxPacket {
                     face,
+                    kind: PacketKind::Interest,
                     wire: Bytes::from(vec![5, 2, 7, 0]),
                     lp: RxLp::default(),
                 },

@@ -4,8 +4,8 @@
 mod harness;
 
 use harness::*;
+use ndn_packet::link::PacketKind;
 use ndn_packet::lp::NackReason;
-use ndnfwd_fwd::packet::TxKind;
 
 #[test]
 fn multi_hop_interest_and_data_with_per_hop_tokens() {
@@ -25,11 +25,11 @@ fn multi_hop_interest_and_data_with_per_hop_tokens() {
     );
     sim.run_for(MS);
     assert!(
-        sim.received(producer, TxKind::Interest).is_empty(),
+        sim.received(producer, PacketKind::Interest).is_empty(),
         "still on the wire"
     );
     sim.run_for(20 * MS);
-    let at_p = sim.received(producer, TxKind::Interest);
+    let at_p = sim.received(producer, PacketKind::Interest);
     assert_eq!(at_p.len(), 1);
     let i = interest_of(at_p[0]);
     assert_eq!(i.hop_limit(), Some(7), "decremented at each of three hops");
@@ -39,7 +39,7 @@ fn multi_hop_interest_and_data_with_per_hop_tokens() {
         Some(2000),
         "each hop's new entry lives the Interest's lifetime"
     );
-    let d = sim.received(consumer, TxKind::Data);
+    let d = sim.received(consumer, PacketKind::Data);
     assert_eq!(d.len(), 1);
     assert_eq!(name_of(d[0]), "/video/seg=1");
     assert_eq!(d[0].lp.pit_token.as_bytes(), b"app");
@@ -73,9 +73,9 @@ fn caches_along_the_path_answer_later_consumers() {
     sim.express(c2, interest("/p/x", 2), b"");
     sim.express(c3, interest("/p/x", 3), b"");
     sim.run_for(10 * MS);
-    assert_eq!(sim.received(p, TxKind::Interest).len(), 1);
-    assert_eq!(sim.received(c2, TxKind::Data).len(), 1);
-    assert_eq!(sim.received(c3, TxKind::Data).len(), 1);
+    assert_eq!(sim.received(p, PacketKind::Interest).len(), 1);
+    assert_eq!(sim.received(c2, PacketKind::Data).len(), 1);
+    assert_eq!(sim.received(c3, PacketKind::Data).len(), 1);
     assert_eq!(sim.engine(a).counters().cs_hit, 1);
     assert_eq!(sim.engine(b).counters().cs_hit, 1);
 }
@@ -97,7 +97,7 @@ fn loop_detected_by_duplicate_nonce_and_nacked_back() {
         1,
         "A sees its own Interest come back"
     );
-    let n = sim.received(consumer, TxKind::Nack);
+    let n = sim.received(consumer, PacketKind::Nack);
     assert_eq!(
         n.len(),
         1,
@@ -121,7 +121,7 @@ fn no_route_nack_propagates_to_the_consumer() {
     sim.express(consumer, interest("/far/away", 5), b"t");
     sim.run_for(10 * MS);
     assert_eq!(sim.engine(b).counters().no_route, 1);
-    let n = sim.received(consumer, TxKind::Nack);
+    let n = sim.received(consumer, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::NoRoute));
     assert_eq!(interest_of(n[0]).nonce(), Some(5u32.to_be_bytes()));
@@ -146,11 +146,11 @@ fn least_severe_nack_reason_across_routers() {
     sim.express(consumer, interest("/m/x", 9), b"");
     sim.run_for(4 * MS);
     assert!(
-        sim.received(consumer, TxKind::Nack).is_empty(),
+        sim.received(consumer, PacketKind::Nack).is_empty(),
         "C has not answered yet"
     );
     sim.run_for(10 * MS);
-    let n = sim.received(consumer, TxKind::Nack);
+    let n = sim.received(consumer, PacketKind::Nack);
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].lp.nack, Some(NackReason::Congestion));
 }
@@ -171,11 +171,11 @@ fn consumer_retransmission_reaches_the_second_path_after_suppression() {
     let consumer = sim.app(a, Behaviour::Sink);
     sim.express(consumer, interest("/p/r", 1), b"");
     sim.run_for(50 * MS);
-    assert!(sim.received(consumer, TxKind::Data).is_empty());
+    assert!(sim.received(consumer, PacketKind::Data).is_empty());
     sim.express(consumer, interest("/p/r", 2), b"");
     sim.run_for(50 * MS);
-    assert_eq!(sim.received(consumer, TxKind::Data).len(), 1);
-    assert_eq!(sim.received(sink, TxKind::Interest).len(), 1);
+    assert_eq!(sim.received(consumer, PacketKind::Data).len(), 1);
+    assert_eq!(sim.received(sink, PacketKind::Interest).len(), 1);
     // The black hole's entry expires there in time.
     sim.run_for(5_000 * MS);
     assert_eq!(sim.engine(hole).counters().unsatisfied, 1);

@@ -16,10 +16,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use criterion::{Criterion, SamplingMode, Throughput};
 use ndn_packet::tlv::{self, tt};
-use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
+use ndn_packet::{LpToken, Name, NameHasher, PrefixHashes, SipVariant};
 use ndnfwd_pcct::{
-    DataArrival, DataInfo, DownstreamToken, InterestArrival, InterestInfo, InterestOutcome, Pcct,
-    PcctConfig, MS,
+    DataArrival, DataInfo, InterestArrival, InterestInfo, InterestOutcome, Pcct, PcctConfig, MS,
 };
 
 const N: usize = 1 << 20;
@@ -88,7 +87,7 @@ impl Fixture {
             nonce,
             lifetime_ns: Some(LIFETIME),
             hop_limit: None,
-            token: DownstreamToken::EMPTY,
+            token: LpToken::EMPTY,
             congestion_mark: 0,
         }
     }

@@ -6,7 +6,8 @@ use core::ops::Range;
 use bytes::Bytes;
 use ndn_packet::{FaceId, NackReason, NameRef, PrefixHashes};
 
-use crate::token::{DownstreamToken, PitToken};
+use crate::token::PitToken;
+use ndn_packet::LpToken;
 
 /// What the PCCT needs from a received Interest.
 #[derive(Clone, Copy)]
@@ -28,7 +29,7 @@ pub struct InterestInfo<'a> {
     /// HopLimit, if present.
     pub hop_limit: Option<u8>,
     /// The downstream's PIT token (empty if none), echoed on the Data or Nack we return.
-    pub token: DownstreamToken,
+    pub token: LpToken,
     /// NDNLPv2 CongestionMark of the packet (saturated to 255).
     pub congestion_mark: u8,
 }
@@ -169,7 +170,7 @@ pub struct Downstream {
     /// The downstream face.
     pub face: FaceId,
     /// Its PIT token, to echo.
-    pub token: DownstreamToken,
+    pub token: LpToken,
     /// The Nonce of its Interest (its in-record's last nonce): a Nack to this downstream
     /// carries the Interest with this nonce, since aggregated downstreams sent different ones.
     pub nonce: u32,

@@ -17,8 +17,8 @@
 use core::mem::size_of;
 
 use crate::list::{Link, Linked, NIL};
-use crate::token::DownstreamToken;
 use bytes::Bytes;
+use ndn_packet::LpToken;
 use ndn_packet::NackReason;
 
 /// In-records stored inside a PIT entry.
@@ -133,7 +133,7 @@ pub(crate) struct InRecord {
     pub(crate) expiry: u64,
     pub(crate) face: u32,
     pub(crate) nonce: u32,
-    pub(crate) token: DownstreamToken,
+    pub(crate) token: LpToken,
     pub(crate) hop_limit: u8,
     pub(crate) flags: u8,
     pub(crate) mark: u8,
@@ -144,7 +144,7 @@ impl InRecord {
         expiry: 0,
         face: 0,
         nonce: 0,
-        token: DownstreamToken::EMPTY,
+        token: LpToken::EMPTY,
         hop_limit: 0,
         flags: 0,
         mark: 0,

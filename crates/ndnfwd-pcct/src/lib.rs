@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use bytes::Bytes;
-//! use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
+//! use ndn_packet::{LpToken, Name, NameHasher, PrefixHashes, SipVariant};
 //! use ndnfwd_pcct::*;
 //!
 //! let hasher = NameHasher::new([7; 16], SipVariant::Sip13);
@@ -32,7 +32,7 @@
 //! let interest = InterestInfo {
 //!     name: name.as_ref(), hashes: &h, can_be_prefix: false, must_be_fresh: false,
 //!     forwarding_hint_hash: None, nonce: 1, lifetime_ns: None, hop_limit: None,
-//!     token: DownstreamToken::EMPTY, congestion_mark: 0,
+//!     token: LpToken::EMPTY, congestion_mark: 0,
 //! };
 //! let InterestOutcome::NewPit { pit } = pcct.on_interest(0, &interest, 10) else { panic!() };
 //! pcct.record_out(0, pit, 20, 1).unwrap(); // forwarded to face 20 with our token
@@ -76,8 +76,5 @@ pub use ndn_packet::NackReason;
 pub use pcct::{
     DataArrival, InRecordInfo, InterestArrival, NewError, OutRecordInfo, Pcct, BURST_GROUP,
 };
-pub use token::{
-    worker_of, DownstreamToken, PitToken, TokenError, GENERATION_MASK, MAX_DOWNSTREAM_TOKEN,
-    PIT_TOKEN_LEN,
-};
+pub use token::{worker_of, PitToken, TokenError, GENERATION_MASK, PIT_TOKEN_LEN};
 pub use wheel::TICK_NS;

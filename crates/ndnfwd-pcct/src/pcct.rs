@@ -16,8 +16,9 @@ use crate::entry::{
 };
 use crate::list::{List, NIL};
 use crate::records::{fits_inline, View};
-use crate::token::{DownstreamToken, PitToken, GENERATION_MASK};
+use crate::token::{PitToken, GENERATION_MASK};
 use crate::wheel::Wheel;
+use ndn_packet::LpToken;
 
 /// Burst group size of the burst entry points: buckets of group `i + 1` are prefetched while
 /// group `i` is processed (see `ndnfwd_table::prefetch_read` for the distance rationale).
@@ -70,7 +71,7 @@ pub struct InRecordInfo {
     /// When it expires.
     pub expiry: u64,
     /// Its PIT token.
-    pub token: DownstreamToken,
+    pub token: LpToken,
     /// HopLimit it sent.
     pub hop_limit: Option<u8>,
     /// CanBePrefix it sent.
@@ -535,7 +536,7 @@ mod tests {
                 nonce,
                 lifetime_ns: None,
                 hop_limit: None,
-                token: DownstreamToken::EMPTY,
+                token: LpToken::EMPTY,
                 congestion_mark: 0,
             };
             let mut seen = Vec::new();

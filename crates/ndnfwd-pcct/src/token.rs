@@ -1,4 +1,5 @@
-//! PIT tokens: ours (on every Interest we send upstream) and the downstream's (echoed back).
+//! PIT tokens: ours, on every Interest we send upstream. (A downstream's token, echoed back, is
+//! kept as the link layer's inline [`ndn_packet::LpToken`].)
 //!
 //! Our token is exactly [`PIT_TOKEN_LEN`] = 8 bytes, big-endian:
 //!
@@ -19,8 +20,6 @@ use core::fmt;
 
 /// Length of the PIT token we put on outgoing Interests.
 pub const PIT_TOKEN_LEN: usize = 8;
-/// Longest downstream PIT token we store (NDNLPv2 tokens used in practice are 1 to 32 bytes).
-pub const MAX_DOWNSTREAM_TOKEN: usize = 32;
 /// Generations are 24 bits wide and wrap.
 pub const GENERATION_MASK: u32 = 0x00FF_FFFF;
 
@@ -29,15 +28,12 @@ pub const GENERATION_MASK: u32 = 0x00FF_FFFF;
 pub enum TokenError {
     /// Our tokens are exactly [`PIT_TOKEN_LEN`] bytes.
     WrongLength,
-    /// A downstream token longer than [`MAX_DOWNSTREAM_TOKEN`] bytes.
-    TooLong,
 }
 
 impl fmt::Display for TokenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::WrongLength => write!(f, "PIT token is not {PIT_TOKEN_LEN} bytes"),
-            Self::TooLong => write!(f, "PIT token longer than {MAX_DOWNSTREAM_TOKEN} bytes"),
         }
     }
 }
@@ -97,57 +93,6 @@ pub fn worker_of(token: &[u8]) -> Option<u8> {
     PitToken::from_bytes(token).ok().map(PitToken::worker)
 }
 
-/// A downstream's PIT token, stored inline (no allocation) in its in-record and echoed on the
-/// Data or Nack we send back. Empty when the downstream sent none.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DownstreamToken {
-    len: u8,
-    bytes: [u8; MAX_DOWNSTREAM_TOKEN],
-}
-
-impl DownstreamToken {
-    /// No token.
-    pub const EMPTY: Self = Self {
-        len: 0,
-        bytes: [0; MAX_DOWNSTREAM_TOKEN],
-    };
-
-    /// Copies `b` inline; longer than [`MAX_DOWNSTREAM_TOKEN`] is [`TokenError::TooLong`].
-    pub fn new(b: &[u8]) -> Result<Self, TokenError> {
-        let mut t = Self::EMPTY;
-        let dst = t.bytes.get_mut(..b.len()).ok_or(TokenError::TooLong)?;
-        dst.copy_from_slice(b);
-        t.len = b.len() as u8;
-        Ok(t)
-    }
-
-    /// The token bytes (empty slice for no token).
-    pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
-    }
-
-    /// True when the downstream sent no token.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl Default for DownstreamToken {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-impl fmt::Debug for DownstreamToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("DownstreamToken(")?;
-        self.as_bytes()
-            .iter()
-            .try_for_each(|b| write!(f, "{b:02x}"))?;
-        f.write_str(")")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,16 +123,5 @@ mod tests {
             );
             assert_eq!(worker_of(&b), None);
         }
-    }
-
-    #[test]
-    fn downstream_token_inline() {
-        let t = DownstreamToken::new(&[1, 2, 3]).unwrap();
-        assert_eq!(t.as_bytes(), &[1, 2, 3]);
-        assert!(!t.is_empty());
-        assert!(DownstreamToken::new(&[]).unwrap().is_empty());
-        assert_eq!(DownstreamToken::new(&[7; 32]).unwrap().as_bytes(), &[7; 32]);
-        assert_eq!(DownstreamToken::new(&[7; 33]), Err(TokenError::TooLong));
-        assert_eq!(format!("{t:?}"), "DownstreamToken(010203)");
     }
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use bytes::Bytes;
 use common::*;
 use ndn_packet::tlv::tt;
-use ndn_packet::{Name, NameRef};
+use ndn_packet::{LpToken, Name, NameRef};
 use ndnfwd_pcct::*;
 use proptest::prelude::*;
 
@@ -789,7 +789,7 @@ impl Harness {
                     nonce,
                     lifetime_ns: lifetime,
                     hop_limit: None,
-                    token: DownstreamToken::new(&[face as u8]).unwrap(),
+                    token: LpToken::new(&[face as u8]).unwrap(),
                     congestion_mark: 0,
                 };
                 self.pcct.prefetch_interest(&info);

@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use ndn_packet::LpToken;
 use ndnfwd_pcct::*;
 
 fn new_pit(o: InterestOutcome) -> PitHandle {
@@ -245,7 +246,7 @@ fn in_record_fields_are_kept_and_echoed() {
     let h = hashes(&n);
     let mut i = interest(&n, &h, 5);
     i.hop_limit = Some(3);
-    i.token = DownstreamToken::new(&[0xAA; 12]).unwrap();
+    i.token = LpToken::new(&[0xAA; 12]).unwrap();
     i.congestion_mark = 1;
     i.can_be_prefix = true;
     let pit = new_pit(p.on_interest(10, &i, 4));

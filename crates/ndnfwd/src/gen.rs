@@ -22,12 +22,10 @@ use bytes::Bytes;
 use clap::{Args, Subcommand};
 use ndn_packet::data::Data;
 use ndn_packet::interest::Interest;
+use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 use ndn_packet::tlv::tt;
 use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
-use ndnfwd_face::{
-    FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, PacketKind, Persistency,
-    PitToken, RxPacket, TxLp, TxPacket,
-};
+use ndnfwd_face::{FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, Persistency};
 use ndnfwd_mgmt::client::{parse_command_response, CommandSigner, Signing};
 use ndnfwd_mgmt::ControlParameters;
 use serde_json::json;
@@ -150,7 +148,7 @@ impl Client {
         })
     }
 
-    fn send(&mut self, kind: PacketKind, wire: Bytes, token: PitToken) {
+    fn send(&mut self, kind: PacketKind, wire: Bytes, token: LpToken) {
         let p = TxPacket {
             face: self.face,
             kind,
@@ -191,12 +189,12 @@ fn nonce() -> [u8; 4] {
     b
 }
 
-fn token(i: u64) -> PitToken {
-    PitToken::new(&i.to_be_bytes()).unwrap_or(PitToken::NONE)
+fn token(i: u64) -> LpToken {
+    LpToken::new(&i.to_be_bytes()).unwrap_or(LpToken::EMPTY)
 }
 
-fn token_index(t: &PitToken) -> Option<u64> {
-    t.as_slice().try_into().ok().map(u64::from_be_bytes)
+fn token_index(t: &LpToken) -> Option<u64> {
+    t.as_bytes().try_into().ok().map(u64::from_be_bytes)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {

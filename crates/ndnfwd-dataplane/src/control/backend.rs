@@ -68,13 +68,14 @@ pub(crate) fn face_status(rec: &FaceRecord) -> FaceStatus {
         local_uri: i.local.to_string(),
         expiration_period: None,
         face_scope: match i.scope {
-            ndnfwd_face::FaceScope::Local => FaceScope::Local,
-            ndnfwd_face::FaceScope::NonLocal => FaceScope::NonLocal,
+            ndn_packet::FaceScope::Local => FaceScope::Local,
+            ndn_packet::FaceScope::NonLocal => FaceScope::NonLocal,
         },
         face_persistency: persistency_to_nfd(i.persistency),
         link_type: match i.link_type {
-            ndnfwd_face::LinkType::PointToPoint => LinkType::PointToPoint,
-            ndnfwd_face::LinkType::MultiAccess => LinkType::MultiAccess,
+            ndn_packet::LinkType::PointToPoint => LinkType::PointToPoint,
+            ndn_packet::LinkType::MultiAccess => LinkType::MultiAccess,
+            ndn_packet::LinkType::AdHoc => LinkType::AdHoc,
         },
         base_congestion_marking_interval: None,
         default_congestion_threshold: None,

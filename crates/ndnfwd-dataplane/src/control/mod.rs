@@ -21,11 +21,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use ndn_packet::link::{FaceScope, LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::{FaceId, Name};
 use ndnfwd_face::info::FACEID_INTERNAL;
 use ndnfwd_face::{FaceCounters, FaceInfo, FaceUri, Persistency};
 use ndnfwd_fib::{Rib, Route, RouteFlags};
-use ndnfwd_fwd::packet::{RxLp, RxPacket, TxKind, TxPacket};
 use ndnfwd_mgmt::records::{FaceEventKind, FaceEventNotification};
 use ndnfwd_mgmt::{Manager, MgmtConfig, Now, Outcome, RequestFace};
 
@@ -390,12 +390,12 @@ impl ControlStage {
     fn post_event(&mut self, kind: FaceEventKind, status: &ndnfwd_mgmt::records::FaceStatus) {
         let ev = FaceEventNotification::from_status(kind, status);
         if let Ok(d) = self.manager.post_face_event(&ev, self.state.now) {
-            self.inject(d, &ndnfwd_fwd::packet::Token::EMPTY);
+            self.inject(d, &LpToken::EMPTY);
         }
     }
 
     fn on_mgmt_interest(&mut self, tx: TxPacket, plane: &mut dyn Plane) {
-        if tx.kind != TxKind::Interest {
+        if tx.kind != PacketKind::Interest {
             self.state.stats.internal_non_interest += 1;
             return;
         }
@@ -406,7 +406,7 @@ impl ControlStage {
                 .state
                 .faces
                 .get(&requester)
-                .is_some_and(|f| f.info.scope == ndnfwd_face::FaceScope::Local);
+                .is_some_and(|f| f.info.scope == FaceScope::Local);
         let face = RequestFace {
             id: requester,
             local,
@@ -421,13 +421,14 @@ impl ControlStage {
 
     /// Hands `data` to the worker named by `token` (every worker without one) as a Data
     /// received on the internal face.
-    fn inject(&mut self, data: Bytes, token: &ndnfwd_fwd::packet::Token) {
+    fn inject(&mut self, data: Bytes, token: &LpToken) {
         let n = self.inputs.len();
         let target = ndnfwd_pcct::worker_of(token.as_bytes())
             .map(usize::from)
             .filter(|&w| w < n);
         let rx = RxPacket {
             face: FACEID_INTERNAL,
+            kind: PacketKind::Data,
             wire: data,
             lp: RxLp {
                 pit_token: *token,

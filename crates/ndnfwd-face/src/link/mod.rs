@@ -21,14 +21,14 @@ pub mod reassembly;
 use core::ops::Range;
 
 use bytes::Bytes;
+use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::lp::{LpHeaders, LpPacket};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::FaceId;
 
 use self::head::{Fields, FragInfo, FRAG_OVERHEAD};
 use self::reassembly::{Fragment, Outcome, Reassembler, ReassemblyLimits};
-use crate::counters::{DropReason, FaceCounters, PacketKind};
-use crate::packet::{PitToken, RxLp, RxPacket, TxPacket};
+use crate::counters::{DropReason, FaceCounters};
 
 /// One frame produced by [`LinkService::encode`]: `heads[head] ++ body`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,7 @@ const NO_CACHE: u64 = 1;
 fn rx_fields(h: &LpHeaders<'_>) -> RxFields {
     RxFields {
         lp: RxLp {
-            pit_token: h.pit_token.and_then(PitToken::new).unwrap_or_default(),
+            pit_token: h.pit_token.and_then(LpToken::new).unwrap_or_default(),
             nack: h.nack,
             congestion_mark: h.congestion_mark.unwrap_or(0),
             next_hop_face_id: h.next_hop_face_id,
@@ -250,7 +250,7 @@ impl LinkService {
             return false;
         }
         let fields = Fields {
-            pit_token: pkt.lp.pit_token.as_slice(),
+            pit_token: pkt.lp.pit_token.as_bytes(),
             nack: (pkt.kind == PacketKind::Nack).then_some(pkt.lp.nack),
             incoming_face_id: pkt.lp.incoming_face_id.filter(|_| self.cfg.local_fields),
             congestion_mark: pkt.lp.congestion_mark,

@@ -107,7 +107,7 @@ fn lp_fields_are_decoded_and_checked_against_the_type() {
         &i,
     );
     let p = rx(&mut ls, &c, frame.clone()).unwrap();
-    assert_eq!(p.lp.pit_token.as_slice(), &[0xaa, 0xbb]);
+    assert_eq!(p.lp.pit_token.as_bytes(), &[0xaa, 0xbb]);
     assert_eq!(p.lp.congestion_mark, 1);
     assert_eq!(&p.wire[..], &i[..]);
     // Zero copy: the packet is a slice of the frame.
@@ -167,7 +167,7 @@ fn encode_bare_or_with_fields() {
 
     let mut p = tx(PacketKind::Nack, i.clone());
     p.lp.nack = Some(NackReason::Congestion);
-    p.lp.pit_token = PitToken::new(&[1; 8]).unwrap();
+    p.lp.pit_token = LpToken::new(&[1; 8]).unwrap();
     p.lp.incoming_face_id = Some(4);
     p.lp.congestion_mark = 2;
     let frames = encode(&mut ls, &c, &p).unwrap();
@@ -176,7 +176,7 @@ fn encode_bare_or_with_fields() {
     let got = rx(&mut peer, &c, frames[0].clone()).unwrap();
     assert_eq!(got.kind, PacketKind::Nack);
     assert_eq!(got.lp.nack, Some(Some(NackReason::Congestion)));
-    assert_eq!(got.lp.pit_token.as_slice(), &[1; 8]);
+    assert_eq!(got.lp.pit_token.as_bytes(), &[1; 8]);
     assert_eq!(got.lp.congestion_mark, 2);
     // IncomingFaceId only leaves a face with local fields enabled.
     let lpk = ndn_packet::LpPacket::new_checked(&frames[0]).unwrap();
@@ -211,7 +211,7 @@ fn fragments(mtu: usize, wire: &Bytes) -> Vec<Bytes> {
     let c = FaceCounters::default();
     let mut ls = service(Some(mtu), false);
     let mut p = tx(PacketKind::Data, wire.clone());
-    p.lp.pit_token = PitToken::new(&[7; 32]).unwrap();
+    p.lp.pit_token = LpToken::new(&[7; 32]).unwrap();
     encode(&mut ls, &c, &p).unwrap()
 }
 
@@ -233,14 +233,14 @@ fn fragments_fit_the_mtu_and_reassemble_in_any_order() {
         }
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].wire, d);
-        assert_eq!(got[0].lp.pit_token.as_slice(), &[7; 32]);
+        assert_eq!(got[0].lp.pit_token.as_bytes(), &[7; 32]);
         assert_eq!(ls.reassembly_usage(), (0, 0));
     }
     // An MTU too small for the first fragment's fields.
     let c = FaceCounters::default();
     let mut ls = service(Some(60), false);
     let mut p = tx(PacketKind::Data, d);
-    p.lp.pit_token = PitToken::new(&[7; 32]).unwrap();
+    p.lp.pit_token = LpToken::new(&[7; 32]).unwrap();
     assert!(encode(&mut ls, &c, &p).is_none());
     assert_eq!(snap(&c).drops(DropReason::TxOverMtu), 1);
 }

@@ -16,15 +16,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use ndn_packet::link::{FaceScope, LinkType, RxPacket, TxPacket};
 use ndn_packet::FaceId;
 
 use crate::counters::FaceCounters;
-use crate::info::{
-    DownReason, FaceEvent, FaceIdAllocator, FaceInfo, FaceScope, LinkType, Persistency,
-};
+use crate::info::{DownReason, FaceEvent, FaceIdAllocator, FaceInfo, Persistency};
 use crate::link::reassembly::ReassemblyLimits;
 use crate::link::{Frame, LinkConfig, LinkService};
-use crate::packet::{RxPacket, TxPacket};
 use crate::sys::{Poller, RawAddr, SendBatch};
 use crate::transport::{Demux, Endpoint, Queued, Status};
 use crate::uri::FaceUri;

@@ -10,10 +10,10 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::time::Duration;
 
-use ndn_packet::FaceId;
+use ndn_packet::{FaceId, LinkType};
 
 use super::{FaceTable, NewFace};
-use crate::info::{LinkType, Persistency};
+use crate::info::Persistency;
 use crate::sys::{self, packet_socket, RawAddr};
 use crate::transport::stream::StreamSock;
 use crate::transport::{DatagramEndpoint, Demux, Endpoint, Listener, StreamEndpoint};

@@ -7,12 +7,11 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use ndn_packet::{tlv, FaceId};
+use ndn_packet::{tlv, FaceId, RxPacket};
 
 use super::{Queued, Status};
 use crate::counters::DropReason;
 use crate::info::DownReason;
-use crate::packet::RxPacket;
 use crate::sys::{OutMsg, Peer, RecvBatch, SendBatch};
 use crate::table::Faces;
 use crate::uri::MacAddr;

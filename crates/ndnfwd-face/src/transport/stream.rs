@@ -16,13 +16,12 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 
 use bytes::{Buf, Bytes};
-use ndn_packet::FaceId;
+use ndn_packet::{FaceId, RxPacket};
 
 use super::{Queued, Status};
 use crate::counters::{DropReason, FaceCounters};
 use crate::framing::{FramingError, StreamFramer};
 use crate::info::DownReason;
-use crate::packet::RxPacket;
 use crate::sys::read_spare;
 use crate::table::Faces;
 use crate::uri::FaceUri;

@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
+use ndn_packet::link::{PacketKind, RxPacket, TxLp, TxPacket};
 use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
-use ndnfwd_face::{FaceEvent, FaceTable, PacketKind, RxPacket, TxLp, TxPacket};
+use ndnfwd_face::{FaceEvent, FaceTable};
 
 /// An Interest for `/test/<i>` with `pad` bytes of ApplicationParameters.
 pub fn interest(i: u32, pad: usize) -> Bytes {

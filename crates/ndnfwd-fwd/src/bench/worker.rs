@@ -12,8 +12,8 @@ use std::sync::Barrier;
 use super::{BenchConfig, BenchError, Schedule, CONSUMER, CONTENT, UPSTREAMS};
 use crate::cycles::{cycle_counter, thread_cpu_ns, StageCycles};
 use crate::face::FaceInfo;
-use crate::packet::{RxLp, RxPacket, Token, TxPacket};
 use crate::{Engine, EngineConfig, PrefetchMode};
+use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 
 /// Every workload prefix with one of [`UPSTREAMS`] single-nexthop sets.
 pub(super) struct Routes<'a>(pub(super) &'a Workload, pub(super) u64);
@@ -93,6 +93,7 @@ fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) {
             pool.extend_from_slice(&wire);
             out.push(RxPacket {
                 face: CONSUMER,
+                kind: PacketKind::Interest,
                 wire: pool.split().freeze(),
                 lp: RxLp::default(),
             });
@@ -100,7 +101,7 @@ fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) {
     }
 }
 
-fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[Token], out: &mut Vec<RxPacket>) {
+fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPacket>) {
     out.clear();
     let n = ctx.cfg.pit_capacity as usize;
     let mut pool = BytesMut::with_capacity(n * 256);
@@ -118,6 +119,7 @@ fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[Token], out: &mut Vec<RxPacke
             pool.extend_from_slice(&wire);
             out.push(RxPacket {
                 face: 2 + (k as u32 % UPSTREAMS),
+                kind: PacketKind::Data,
                 wire: pool.split().freeze(),
                 lp: RxLp {
                     pit_token: tokens.get(k).copied().unwrap_or_default(),
@@ -170,7 +172,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     let packets = cfg.pit_capacity as usize;
     let mut rx = Vec::with_capacity(packets);
     let mut tx: Vec<TxPacket> = Vec::with_capacity(cfg.batch * 4);
-    let mut tokens = vec![Token::default(); packets];
+    let mut tokens = vec![LpToken::default(); packets];
     let mut now = 0u64;
     for slot in 0..n_slots {
         let mi = ctx.schedule.mode_of(slot);
@@ -182,7 +184,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
 
         // Interest phase.
         encode_interests(ctx, base, &mut rx);
-        tokens.iter_mut().for_each(|t| *t = Token::default());
+        tokens.iter_mut().for_each(|t| *t = LpToken::default());
         engine.reset_stage_cycles();
         ctx.barrier.wait();
         ctx.barrier.wait();

@@ -7,8 +7,8 @@ use ndnfwd_pcct::{DataInfo, MS};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
-use crate::packet::{RxPacket, Token, TxKind, TxLp, TxPacket};
 use crate::strategy::NameScope;
+use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// The PIT-CS view of a Data.
 fn data_info<'a>(d: &Data<'a>, hashes: &'a PrefixHashes, rx: &RxPacket) -> DataInfo<'a> {
@@ -81,7 +81,7 @@ impl Core {
     pub(crate) fn on_outgoing_data(
         &mut self,
         face: FaceId,
-        token: Token,
+        token: LpToken,
         congestion_mark: u64,
         wire: &Bytes,
         scope: NameScope,
@@ -99,7 +99,7 @@ impl Core {
         self.counters.tx_data += 1;
         out.push(TxPacket {
             face,
-            kind: TxKind::Data,
+            kind: PacketKind::Data,
             lp: TxLp {
                 pit_token: token,
                 nack: None,

@@ -8,9 +8,10 @@ use ndnfwd_pcct::{InterestInfo, InterestOutcome, PitHandle, MS};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
-use crate::face::{FaceInfo, LinkType};
-use crate::packet::{RxPacket, Token, TxKind, TxLp, TxPacket};
+use crate::face::FaceInfo;
 use crate::strategy::{InterestCtx, NameScope};
+use ndn_packet::link::LinkType;
+use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// One Interest as it moves through the Interest pipelines.
 pub(crate) struct Incoming<'p, 'a> {
@@ -311,9 +312,9 @@ impl Core {
         self.counters.tx_interest += 1;
         out.push(TxPacket {
             face,
-            kind: TxKind::Interest,
+            kind: PacketKind::Interest,
             lp: TxLp {
-                pit_token: Token::new(&pit.token.to_bytes()).unwrap_or_default(),
+                pit_token: LpToken::new(&pit.token.to_bytes()).unwrap_or_default(),
                 nack: None,
                 congestion_mark: inc.rx.lp.congestion_mark,
                 incoming_face_id: Some(inc.rx.face),

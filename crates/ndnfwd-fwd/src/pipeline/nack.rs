@@ -8,8 +8,8 @@ use ndnfwd_pcct::{NackInfo, NackOutcome};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
-use crate::face::LinkType;
-use crate::packet::{RxPacket, Token, TxKind, TxLp, TxPacket};
+use ndn_packet::link::LinkType;
+use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 impl Core {
     /// NFD `onIncomingNack`: only from point-to-point faces; the PIT-CS finds the entry (by our
@@ -80,7 +80,7 @@ impl Core {
     pub(crate) fn on_outgoing_nack(
         &mut self,
         face: FaceId,
-        token: Token,
+        token: LpToken,
         reason: NackReason,
         interest: &Bytes,
         congestion_mark: u64,
@@ -97,7 +97,7 @@ impl Core {
         self.counters.tx_nack += 1;
         out.push(TxPacket {
             face,
-            kind: TxKind::Nack,
+            kind: PacketKind::Nack,
             lp: TxLp {
                 pit_token: token,
                 nack: Some(reason),

@@ -106,7 +106,7 @@ impl InterestCtx<'_> {
         let Some(egress) = self.faces.get(nh.face) else {
             return false;
         };
-        if nh.face == self.ingress && egress.link != crate::face::LinkType::AdHoc {
+        if nh.face == self.ingress && egress.link != ndn_packet::LinkType::AdHoc {
             return false;
         }
         if would_violate_scope(self.ingress_info, self.scope, egress) {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::face::{FaceScope, LinkType};
+use ndn_packet::link::{FaceScope, LinkType};
 use ndn_packet::{Name, NameHasher, SipVariant};
 use proptest::prelude::{any, prop_assert_eq, proptest};
 

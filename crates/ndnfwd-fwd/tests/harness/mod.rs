@@ -8,13 +8,14 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use bytes::Bytes;
+use ndn_packet::link::{FaceScope, LinkType, LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::lp::NackReason;
+use ndn_packet::tlv::tt;
 use ndn_packet::{
     Data, DataBuilder, FaceId, Interest, InterestBuilder, Name, NameHasher, SipVariant,
 };
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
-use ndnfwd_fwd::face::{FaceInfo, FaceScope, LinkType};
-use ndnfwd_fwd::packet::{RxLp, RxPacket, Token, TxKind, TxPacket};
+use ndnfwd_fwd::face::FaceInfo;
 use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode};
 
 /// One millisecond of virtual time.
@@ -113,11 +114,11 @@ pub fn data(uri: &str, freshness_ms: u64) -> Bytes {
 /// The name (URI) of a sent packet.
 pub fn name_of(tx: &TxPacket) -> String {
     match tx.kind {
-        TxKind::Data => Data::new_checked(&tx.wire)
+        PacketKind::Data => Data::new_checked(&tx.wire)
             .expect("Data")
             .name()
             .to_string(),
-        TxKind::Interest | TxKind::Nack => Interest::new_checked(&tx.wire)
+        PacketKind::Interest | PacketKind::Nack => Interest::new_checked(&tx.wire)
             .expect("Interest")
             .name()
             .to_string(),
@@ -265,14 +266,28 @@ impl Sim {
     /// The app sends a network packet with link fields `lp`, arriving now.
     pub fn send(&mut self, app: usize, wire: Bytes, lp: RxLp) {
         let (node, face) = (self.apps[app].node, self.apps[app].face);
-        self.schedule(self.now, node, RxPacket { face, wire, lp });
+        let kind = match (lp.nack, wire.first()) {
+            (Some(_), _) => PacketKind::Nack,
+            (None, Some(&t)) if u32::from(t) == tt::DATA => PacketKind::Data,
+            _ => PacketKind::Interest,
+        };
+        self.schedule(
+            self.now,
+            node,
+            RxPacket {
+                face,
+                kind,
+                wire,
+                lp,
+            },
+        );
     }
 
     /// The app expresses an Interest (with an optional token).
     pub fn express(&mut self, app: usize, b: InterestBuilder, token: &[u8]) {
         let wire = Bytes::from(b.encode().expect("test Interest"));
         let lp = RxLp {
-            pit_token: Token::new(token).expect("token"),
+            pit_token: LpToken::new(token).expect("token"),
             ..RxLp::default()
         };
         self.send(app, wire, lp);
@@ -336,7 +351,7 @@ impl Sim {
             } => {
                 let lp = RxLp {
                     pit_token: tx.lp.pit_token,
-                    nack: (tx.kind == TxKind::Nack).then_some(tx.lp.nack),
+                    nack: (tx.kind == PacketKind::Nack).then_some(tx.lp.nack),
                     congestion_mark: tx.lp.congestion_mark,
                     ..RxLp::default()
                 };
@@ -345,6 +360,7 @@ impl Sim {
                     to,
                     RxPacket {
                         face,
+                        kind: tx.kind,
                         wire: tx.wire,
                         lp,
                     },
@@ -357,7 +373,7 @@ impl Sim {
     fn app_receive(&mut self, app: usize, tx: TxPacket) {
         let behaviour = self.apps[app].behaviour.clone();
         let now = self.now;
-        if tx.kind == TxKind::Interest {
+        if tx.kind == PacketKind::Interest {
             match behaviour {
                 Behaviour::Producer {
                     prefix,
@@ -390,7 +406,7 @@ impl Sim {
     }
 
     /// Packets an app received, of one kind.
-    pub fn received(&self, app: usize, kind: TxKind) -> Vec<&TxPacket> {
+    pub fn received(&self, app: usize, kind: PacketKind) -> Vec<&TxPacket> {
         self.apps[app]
             .received
             .iter()

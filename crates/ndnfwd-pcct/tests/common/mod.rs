@@ -3,8 +3,8 @@
 
 use bytes::Bytes;
 use ndn_packet::tlv::{self, tt};
-use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
-use ndnfwd_pcct::{DataInfo, DownstreamToken, InterestInfo, Pcct, PcctConfig};
+use ndn_packet::{LpToken, Name, NameHasher, PrefixHashes, SipVariant};
+use ndnfwd_pcct::{DataInfo, InterestInfo, Pcct, PcctConfig};
 
 pub const KEY: [u8; 16] = [3; 16];
 pub use ndnfwd_pcct::MS;
@@ -58,7 +58,7 @@ pub fn interest<'a>(n: &'a Name, h: &'a PrefixHashes, nonce: u32) -> InterestInf
         nonce,
         lifetime_ns: None,
         hop_limit: None,
-        token: DownstreamToken::EMPTY,
+        token: LpToken::EMPTY,
         congestion_mark: 0,
     }
 }

@@ -1,0 +1,190 @@
+//! A network-layer packet with its NDNLPv2 fields as handed between the face layer and the
+//! forwarding core, and NFD's face scope and link type.
+//!
+//! One definition serves both sides, so the data plane moves packets from the face layer to
+//! the engine and back without converting them. A received packet ([`RxPacket`]) carries its
+//! link fields already decoded (and the fragments reassembled); a packet to send
+//! ([`TxPacket`]) carries the link fields the face layer must add. Both hold the network
+//! packet as `bytes::Bytes`: a received Data goes to the CS and out to every downstream as
+//! clones of the same buffer (a reference count, no copy), and a Nack reuses the received
+//! Interest's buffer.
+
+use bytes::Bytes;
+
+use crate::lp::{NackReason, MAX_PIT_TOKEN_LEN};
+use crate::FaceId;
+
+/// An NDNLPv2 PitToken value (1 to [`MAX_PIT_TOKEN_LEN`] bytes) held inline, so copying one
+/// never allocates. The empty token means "absent".
+///
+/// This is the token as it travels on a link: the downstream's own token on an Interest
+/// (stored in the PIT in-record and echoed on the Data or Nack sent back), ours on an Interest
+/// sent upstream and on the Data or Nack that answers it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LpToken {
+    len: u8,
+    bytes: [u8; MAX_PIT_TOKEN_LEN],
+}
+
+impl LpToken {
+    /// The absent token.
+    pub const EMPTY: Self = Self {
+        len: 0,
+        bytes: [0; MAX_PIT_TOKEN_LEN],
+    };
+
+    /// A token holding `b` (empty `b`: [`LpToken::EMPTY`]); `None` when `b` is longer than
+    /// [`MAX_PIT_TOKEN_LEN`] bytes.
+    pub fn new(b: &[u8]) -> Option<Self> {
+        let mut t = Self::EMPTY;
+        t.bytes.get_mut(..b.len())?.copy_from_slice(b);
+        t.len = u8::try_from(b.len()).ok()?;
+        Some(t)
+    }
+
+    /// The token bytes (empty when absent).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+
+    /// True when there is no token.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for LpToken {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl core::fmt::Debug for LpToken {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("LpToken(")?;
+        self.as_bytes()
+            .iter()
+            .try_for_each(|b| write!(f, "{b:02x}"))?;
+        f.write_str(")")
+    }
+}
+
+/// Which kind of network packet a received or outgoing packet is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PacketKind {
+    /// An Interest.
+    Interest,
+    /// A Data.
+    Data,
+    /// A network Nack: the network packet is the Interest being Nacked; the link fields hold
+    /// the reason.
+    Nack,
+}
+
+/// Link-layer fields of a received packet, decoded by the face layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RxLp {
+    /// PitToken (absent: [`LpToken::EMPTY`]): on an Interest the downstream's token (echoed
+    /// back on Data and Nack); on Data and Nack ours, if the upstream echoed it.
+    pub pit_token: LpToken,
+    /// `Some(reason)` when the packet is a Nack (the Interest it carries is the network
+    /// packet); the reason itself may be absent.
+    pub nack: Option<Option<NackReason>>,
+    /// CongestionMark (0 when absent).
+    pub congestion_mark: u64,
+    /// NextHopFaceId; only ever set on an Interest from a face with local fields enabled, and
+    /// honoured only from local faces.
+    pub next_hop_face_id: Option<FaceId>,
+    /// CachePolicy NoCache on a Data from a face with local fields enabled: forward it but do
+    /// not cache it.
+    pub no_cache: bool,
+}
+
+/// One received network packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RxPacket {
+    /// The face it arrived on.
+    pub face: FaceId,
+    /// Interest, Data, or Nack (an Interest with a Nack header).
+    pub kind: PacketKind,
+    /// The network packet after LP decoding and reassembly: exactly one Interest or Data TLV.
+    /// The face layer checks only the outer type and length; the forwarder's view constructor
+    /// checks the rest.
+    pub wire: Bytes,
+    /// Its link-layer fields.
+    pub lp: RxLp,
+}
+
+/// Link-layer fields the face layer must add to a [`TxPacket`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TxLp {
+    /// PitToken to attach (absent: [`LpToken::EMPTY`]): ours on an Interest, the downstream's
+    /// own on Data and Nack (absent if the downstream sent none).
+    pub pit_token: LpToken,
+    /// Nack reason, for [`PacketKind::Nack`] (`None` there sends a Nack without a reason,
+    /// which the engine never produces itself).
+    pub nack: Option<NackReason>,
+    /// CongestionMark to add (0: none).
+    pub congestion_mark: u64,
+    /// The face the packet came in on; sent as IncomingFaceId when the egress face has local
+    /// fields enabled. `None` for Data answered from the CS and for Nacks the engine generates
+    /// itself.
+    pub incoming_face_id: Option<FaceId>,
+}
+
+/// One packet to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxPacket {
+    /// Egress face.
+    pub face: FaceId,
+    /// Interest, Data or Nack (the wire of a Nack is the Interest being Nacked).
+    pub kind: PacketKind,
+    /// Link fields to add.
+    pub lp: TxLp,
+    /// The network packet.
+    pub wire: Bytes,
+}
+
+/// NFD's face scope: local faces (applications on this host) may carry `/localhost` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaceScope {
+    /// A face to another host.
+    NonLocal,
+    /// A face to an application on this host: Unix sockets, loopback TCP and UDP, the
+    /// internal face.
+    Local,
+}
+
+/// NFD's link type: it decides loop handling (Nack Duplicate only on point-to-point) and
+/// whether a packet may go back out of the face it came in on (ad hoc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkType {
+    /// One peer on the other end.
+    PointToPoint,
+    /// A group that all hear each other (UDP and Ethernet multicast).
+    MultiAccess,
+    /// Many peers that may not hear each other (wireless ad hoc): sending back out of the
+    /// incoming face can reach a different neighbour. The face layer makes no such faces
+    /// itself.
+    AdHoc,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_inline_bounds() {
+        assert!(LpToken::EMPTY.is_empty());
+        assert_eq!(LpToken::default(), LpToken::EMPTY);
+        let t = LpToken::new(&[1, 2, 3]).unwrap();
+        assert!(!t.is_empty());
+        assert_eq!(t.as_bytes(), &[1, 2, 3]);
+        assert_eq!(format!("{t:?}"), "LpToken(010203)");
+        assert_eq!(LpToken::new(&[7; 32]).unwrap().as_bytes(), &[7; 32]);
+        assert_eq!(LpToken::new(&[7; 32]).map(|t| t.as_bytes().len()), Some(32));
+        assert_eq!(LpToken::new(&[7; 33]), None);
+        assert_eq!(LpToken::new(&[]), Some(LpToken::EMPTY));
+        assert!(LpToken::new(&[]).unwrap().is_empty());
+    }
+}
