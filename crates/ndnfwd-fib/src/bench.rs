@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use ndn_packet::{NameHasher, NameRef, PrefixHashes, SipVariant};
+use ndn_packet::{FaceId, NameHasher, NameRef, PrefixHashes, SipVariant};
 use ndnfwd_workload::NameSource;
 use serde::Serialize;
 
@@ -117,21 +117,32 @@ pub struct FibBenchReport {
     pub load_seconds: f64,
 }
 
-/// Adapter giving every prefix one of eight single-nexthop sets.
-struct Routes<'a>(&'a dyn NameSource, u64);
+/// A workload's prefixes as FIB routes for benchmarks: the first `count` prefixes of `source`,
+/// prefix `i` routed to face `first_face + i % faces` at cost 10 with the default strategy.
+pub struct WorkloadRoutes<'a> {
+    /// Where the prefixes come from.
+    pub source: &'a dyn NameSource,
+    /// How many prefixes to load.
+    pub count: u64,
+    /// The first nexthop face.
+    pub first_face: FaceId,
+    /// How many faces the prefixes are spread over (at least 1).
+    pub faces: u32,
+}
 
-impl PrefixSource for Routes<'_> {
+impl PrefixSource for WorkloadRoutes<'_> {
     fn count(&self) -> u64 {
-        self.1
+        self.count
     }
 
     fn prefix(&self, i: u64, out: &mut Vec<u8>) {
-        self.0.prefix_into(i, out);
+        self.source.prefix_into(i, out);
     }
 
     fn route(&self, i: u64, out: &mut Vec<NextHop>) -> StrategyId {
+        let spread = (i % u64::from(self.faces.max(1))) as u32;
         out.push(NextHop {
-            face: 1 + (i % 8) as u32,
+            face: self.first_face + spread,
             cost: 10,
         });
         0
@@ -184,7 +195,17 @@ pub fn run_fib_bench(
         load_factor: cfg.load_factor,
     };
     let t0 = Instant::now();
-    let (fib, loaded) = bulk::load(&bcfg, &hasher, &Routes(source, entries), &mut progress)?;
+    let (fib, loaded) = bulk::load(
+        &bcfg,
+        &hasher,
+        &WorkloadRoutes {
+            source,
+            count: entries,
+            first_face: 1,
+            faces: 8,
+        },
+        &mut progress,
+    )?;
     let load_seconds = t0.elapsed().as_secs_f64();
 
     let mut names = Names {

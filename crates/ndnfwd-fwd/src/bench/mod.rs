@@ -23,6 +23,7 @@ use std::sync::Barrier;
 use std::time::Instant;
 
 use ndn_packet::{FaceId, NameHasher, PrefixHashes, SipVariant};
+use ndnfwd_fib::bench::WorkloadRoutes;
 use ndnfwd_fib::bulk::{self, BulkConfig};
 use ndnfwd_fib::{FibError, FibHandle, LpmAlgorithm, MHeuristic};
 use ndnfwd_workload::{NameSource, Params, Workload, WorkloadError, WorkloadSpec};
@@ -30,7 +31,7 @@ use serde::Serialize;
 
 use crate::cycles::{lap_overhead, Stage, StageCycles};
 use crate::{EngineError, PrefetchMode};
-use worker::{interest_name, worker, Ctx, Routes, WorkerOut};
+use worker::{interest_name, worker, Ctx, WorkerOut};
 
 /// The consumer face of every worker.
 const CONSUMER: FaceId = 1;
@@ -328,8 +329,18 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         load_factor: 0,
     };
     let entries = cfg.fib_entries.min(workload.prefix_count());
-    let (fib, loaded) = bulk::load(&bcfg, &hasher, &Routes(&workload, entries), &mut |_, _| {})
-        .map_err(BenchError::Fib)?;
+    let (fib, loaded) = bulk::load(
+        &bcfg,
+        &hasher,
+        &WorkloadRoutes {
+            source: &workload,
+            count: entries,
+            first_face: 2,
+            faces: UPSTREAMS,
+        },
+        &mut |_, _| {},
+    )
+    .map_err(BenchError::Fib)?;
     let fib_load_seconds = t0.elapsed().as_secs_f64();
     let probes = fib_probes(&workload, &fib, &hasher, cfg.pit_capacity);
 

@@ -3,8 +3,7 @@
 use bytes::BytesMut;
 use ndn_packet::tlv::tt;
 use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher};
-use ndnfwd_fib::bulk::PrefixSource;
-use ndnfwd_fib::{FibHandle, NextHop, StrategyId};
+use ndnfwd_fib::FibHandle;
 use ndnfwd_pcct::{PcctConfig, MS};
 use ndnfwd_workload::{NameSource, Workload};
 use std::sync::Barrier;
@@ -14,27 +13,6 @@ use crate::cycles::{cycle_counter, thread_cpu_ns, StageCycles};
 use crate::face::FaceInfo;
 use crate::{Engine, EngineConfig, PrefetchMode};
 use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
-
-/// Every workload prefix with one of [`UPSTREAMS`] single-nexthop sets.
-pub(super) struct Routes<'a>(pub(super) &'a Workload, pub(super) u64);
-
-impl PrefixSource for Routes<'_> {
-    fn count(&self) -> u64 {
-        self.1
-    }
-
-    fn prefix(&self, i: u64, out: &mut Vec<u8>) {
-        self.0.prefix_into(i, out);
-    }
-
-    fn route(&self, i: u64, out: &mut Vec<NextHop>) -> StrategyId {
-        out.push(NextHop {
-            face: 2 + (i % u64::from(UPSTREAMS)) as u32,
-            cost: 10,
-        });
-        0
-    }
-}
 
 /// Interest name `i`: the workload's, plus a sequence number for workloads whose Interest
 /// names can repeat (`yuan` looks up its own prefixes; `real` draws from a vocabulary).
