@@ -25,7 +25,8 @@ pub enum Target {
     Worker(u8),
     /// Every worker (tokenless Data or Nack).
     All,
-    /// Nowhere: the packet has no decodable name (counted as `bad_name`).
+    /// Nowhere: the packet has no decodable name (counted as `bad_name`; only with several
+    /// workers, a single worker's engine counts its own decode drops).
     Drop,
 }
 
@@ -86,21 +87,21 @@ impl Dispatcher {
     }
 
     /// Where a received packet of `kind` with network-layer `wire` and PitToken `token` goes.
+    /// With one worker nothing is parsed: the worker's engine decodes the packet anyway and
+    /// drops and counts a malformed one, so checking its name here would be a second pass.
     pub fn dispatch(&self, kind: PacketKind, wire: &[u8], token: &[u8]) -> Target {
+        if self.workers == 1 {
+            return Target::Worker(0);
+        }
         match kind {
             PacketKind::Interest => match packet_name(wire) {
                 Some(name) => Target::Worker(self.interest_worker(name)),
                 None => Target::Drop,
             },
-            PacketKind::Data | PacketKind::Nack => {
-                if self.workers == 1 {
-                    return Target::Worker(0);
-                }
-                match ndnfwd_pcct::worker_of(token) {
-                    Some(w) if w < self.workers => Target::Worker(w),
-                    _ => Target::All,
-                }
-            }
+            PacketKind::Data | PacketKind::Nack => match ndnfwd_pcct::worker_of(token) {
+                Some(w) if w < self.workers => Target::Worker(w),
+                _ => Target::All,
+            },
         }
     }
 }
@@ -148,6 +149,11 @@ mod tests {
         assert_eq!(d.dispatch(PacketKind::Interest, &[5, 0], &[]), Target::Drop);
         let one = Dispatcher::new(hasher(), 1, 2, 8);
         assert_eq!(one.dispatch(PacketKind::Data, &[], &[]), Target::Worker(0));
+        // One worker: nothing is parsed; the engine drops and counts malformed packets.
+        assert_eq!(
+            one.dispatch(PacketKind::Interest, &[5, 0], &[]),
+            Target::Worker(0)
+        );
     }
 
     #[test]
