@@ -1,8 +1,9 @@
 //! Keyed SipHash of every name prefix in ONE pass (seed 000 §2.1).
 //!
 //! The hasher absorbs the name's component TLVs as one byte stream and, at each component
-//! boundary, finalizes a copy of the running state: H1..Hn cost one pass over the name plus one
-//! finalization per prefix, instead of n passes. The stream is the prefix's TLV-VALUE (the
+//! boundary, records the running state and the prefix's last block: H1..Hn cost one pass over
+//! the name plus one finalization per prefix actually read (done on first read and cached),
+//! instead of n passes. The stream is the prefix's TLV-VALUE (the
 //! concatenated component TLVs), so equal prefixes hash equally whatever name they come from, and
 //! `H0` (the root `/`) is computed once per key.
 //!
@@ -11,6 +12,8 @@
 //! from the saved state by [`PrefixHashes::id128`] when a caller needs a 128-bit keyed identity
 //! (the FIB stores that instead of names). The key is drawn from the OS at start-up
 //! ([`NameHasher::from_os`]); an outsider who does not know it cannot aim names at one bucket.
+
+use core::cell::Cell;
 
 use crate::name::NameRef;
 
@@ -72,6 +75,26 @@ fn load(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// The little-endian word of `buf[at..at + 8]`, or 0 past the end (callers stay inside).
+#[inline(always)]
+fn word(buf: &[u8], at: usize) -> u64 {
+    buf.get(at..at + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The `end - done` (< 8) bytes of `buf[done..end]` as a zero-padded little-endian word: one
+/// whole-word load and a mask when the buffer has 8 bytes from `done`, a copy otherwise.
+#[inline(always)]
+fn tail(buf: &[u8], done: usize, end: usize) -> u64 {
+    let n = end - done;
+    if done + 8 <= buf.len() {
+        word(buf, done) & ((1u64 << (8 * n)) - 1)
+    } else {
+        load(buf.get(done..end).unwrap_or_default())
+    }
+}
+
 impl Sip {
     fn new(k0: u64, k1: u64) -> Self {
         Self {
@@ -97,22 +120,22 @@ impl Sip {
     #[inline(always)]
     fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
         while *done + 8 <= end {
-            self.compress::<C>(load(buf.get(*done..).unwrap_or_default()));
+            self.compress::<C>(word(buf, *done));
             *done += 8;
         }
     }
 
-    /// Finalizes the message `buf[..end]` whose whole words up to `done` are already absorbed:
-    /// returns the first output word and the state needed for the second.
+    /// The last block of the message `buf[..end]` whose whole words up to `done` are absorbed:
+    /// its tail bytes and its length.
     #[inline(always)]
-    fn finish1<const C: usize, const D: usize>(
-        &self,
-        buf: &[u8],
-        done: usize,
-        end: usize,
-    ) -> (u64, Finished) {
-        let tail = load(buf.get(done..end).unwrap_or_default());
-        let b = ((end as u64 & 0xff) << 56) | tail;
+    fn last_block(buf: &[u8], done: usize, end: usize) -> u64 {
+        ((end as u64 & 0xff) << 56) | tail(buf, done, end)
+    }
+
+    /// Finalizes with the last block `b`: returns the first output word and the state needed
+    /// for the second.
+    #[inline(always)]
+    fn finish1<const C: usize, const D: usize>(&self, b: u64) -> (u64, Finished) {
         let mut s = *self;
         s.compress::<C>(b);
         s.v[2] ^= 0xee;
@@ -126,11 +149,8 @@ impl Sip {
 /// Offset one past the component TLV starting at `pos` of a checked name value.
 #[inline(always)]
 fn component_end(value: &[u8], pos: usize) -> Option<usize> {
-    let rest = value.get(pos..)?;
-    let (_, tl) = crate::tlv::read_var_number(rest).ok()?;
-    let (len, ll) = crate::tlv::read_var_number(rest.get(tl..)?).ok()?;
-    pos.checked_add(tl + ll)?
-        .checked_add(usize::try_from(len).ok()?)
+    let (_, len, hdr) = crate::tlv::header(value.get(pos..)?).ok()?;
+    pos.checked_add(hdr)?.checked_add(len)
 }
 
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
@@ -141,65 +161,118 @@ fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
+/// One prefix, not yet finalized: the state after its whole words and its last block. Both
+/// output words are computed on first use and kept.
+#[derive(Clone)]
+struct Prefix {
+    state: Sip,
+    last: u64,
+    h1: Cell<u64>,
+    h2: Cell<u64>,
+}
+
+impl Prefix {
+    fn new(state: Sip, last: u64) -> Self {
+        Self {
+            state,
+            last,
+            h1: Cell::new(0),
+            h2: Cell::new(0),
+        }
+    }
+}
+
 /// Hashes of every prefix of one name: index `i` is the prefix of `i` components (0 is `/`).
-/// Reuse one across packets: its buffers keep their capacity, so steady state allocates nothing.
+///
+/// Hashing a name absorbs it once and records, per prefix, the state to finalize from; a
+/// prefix's finalization rounds are paid when its hash is first read ([`Self::get`],
+/// [`Self::id128`]) and cached, so a lookup that reads 3 of 10 prefixes pays 3 finalizations.
+/// Reuse one across packets: its buffer keeps its capacity, so steady state allocates nothing.
+/// Not `Sync` (the cache is `Cell`s): each thread hashes into its own.
 #[derive(Clone, Default)]
 pub struct PrefixHashes {
-    hashes: Vec<u64>,
-    finished: Vec<Finished>,
+    prefixes: Vec<Prefix>,
     variant: SipVariant,
+    /// Bit `i` set: `prefixes[i].h1` is computed (prefixes past 63 are recomputed each time).
+    have_h1: Cell<u64>,
+    /// Bit `i` set: `prefixes[i].h2` is computed.
+    have_h2: Cell<u64>,
+}
+
+/// The cache bit of prefix `i`, 0 past the bitmap.
+fn bit(i: usize) -> u64 {
+    1u64.checked_shl(i as u32).unwrap_or(0)
 }
 
 impl PrefixHashes {
     /// An empty set with room for names of `n` components.
     pub fn with_capacity(n: usize) -> Self {
         Self {
-            hashes: Vec::with_capacity(n + 1),
-            finished: Vec::with_capacity(n + 1),
-            variant: SipVariant::default(),
+            prefixes: Vec::with_capacity(n + 1),
+            ..Self::default()
         }
     }
 
     /// Number of prefixes, counting the root: components + 1 (0 before any hashing).
     pub fn len(&self) -> usize {
-        self.hashes.len()
+        self.prefixes.len()
     }
 
     /// True before any name was hashed.
     pub fn is_empty(&self) -> bool {
-        self.hashes.is_empty()
+        self.prefixes.is_empty()
     }
 
     /// Number of components of the hashed name.
     pub fn components(&self) -> usize {
-        self.hashes.len().saturating_sub(1)
+        self.prefixes.len().saturating_sub(1)
+    }
+
+    #[inline(always)]
+    fn finish1(&self, p: &Prefix) -> (u64, Finished) {
+        match self.variant {
+            SipVariant::Sip13 => p.state.finish1::<1, 3>(p.last),
+            SipVariant::Sip24 => p.state.finish1::<2, 4>(p.last),
+        }
     }
 
     /// The 64-bit table hash of the prefix of `i` components.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<u64> {
-        self.hashes.get(i).copied()
-    }
-
-    /// All table hashes, root first.
-    pub fn as_slice(&self) -> &[u64] {
-        &self.hashes
+        let p = self.prefixes.get(i)?;
+        let b = bit(i);
+        if self.have_h1.get() & b != 0 {
+            return Some(p.h1.get());
+        }
+        let h1 = self.finish1(p).0;
+        p.h1.set(h1);
+        self.have_h1.set(self.have_h1.get() | b);
+        Some(h1)
     }
 
     /// The table hash of the whole name.
+    #[inline]
     pub fn full(&self) -> u64 {
-        self.hashes.last().copied().unwrap_or(0)
+        self.get(self.components()).unwrap_or(0)
     }
 
     /// The 128-bit keyed identity of the prefix of `i` components (SipHash-128 of its TLV-VALUE);
-    /// its low word is the table hash. Costs D more rounds, paid only when asked.
+    /// its low word is the table hash.
     pub fn id128(&self, i: usize) -> Option<u128> {
-        let h1 = *self.hashes.get(i)?;
-        let f = *self.finished.get(i)?;
-        let h2 = match self.variant {
-            SipVariant::Sip13 => finish2::<3>(f),
-            SipVariant::Sip24 => finish2::<4>(f),
-        };
-        Some(u128::from(h2) << 64 | u128::from(h1))
+        let p = self.prefixes.get(i)?;
+        let b = bit(i);
+        if self.have_h2.get() & b == 0 {
+            let (h1, f) = self.finish1(p);
+            let h2 = match self.variant {
+                SipVariant::Sip13 => finish2::<3>(f),
+                SipVariant::Sip24 => finish2::<4>(f),
+            };
+            p.h1.set(h1);
+            p.h2.set(h2);
+            self.have_h1.set(self.have_h1.get() | b);
+            self.have_h2.set(self.have_h2.get() | b);
+        }
+        Some(u128::from(p.h2.get()) << 64 | u128::from(p.h1.get()))
     }
 }
 
@@ -209,7 +282,7 @@ pub struct NameHasher {
     k0: u64,
     k1: u64,
     variant: SipVariant,
-    root: (u64, Finished),
+    root: Sip,
 }
 
 impl core::fmt::Debug for NameHasher {
@@ -230,15 +303,11 @@ impl NameHasher {
         let k0 = u64::from_le_bytes(k);
         k.copy_from_slice(b);
         let k1 = u64::from_le_bytes(k);
-        let root = match variant {
-            SipVariant::Sip13 => Sip::new(k0, k1).finish1::<1, 3>(&[], 0, 0),
-            SipVariant::Sip24 => Sip::new(k0, k1).finish1::<2, 4>(&[], 0, 0),
-        };
         Self {
             k0,
             k1,
             variant,
-            root,
+            root: Sip::new(k0, k1),
         }
     }
 
@@ -257,26 +326,25 @@ impl NameHasher {
     /// Hashes every prefix of `name` in one pass into `out` (cleared first).
     pub fn hash_prefixes(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
         match self.variant {
-            SipVariant::Sip13 => self.one_pass::<1, 3>(name, out),
-            SipVariant::Sip24 => self.one_pass::<2, 4>(name, out),
+            SipVariant::Sip13 => self.one_pass::<1>(name, out),
+            SipVariant::Sip24 => self.one_pass::<2>(name, out),
         }
     }
 
     #[inline(always)]
-    fn one_pass<const C: usize, const D: usize>(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
+    fn one_pass<const C: usize>(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
         out.variant = self.variant;
-        out.hashes.clear();
-        out.finished.clear();
-        out.hashes.push(self.root.0);
-        out.finished.push(self.root.1);
+        out.have_h1.set(0);
+        out.have_h2.set(0);
+        out.prefixes.clear();
+        let mut s = self.root;
+        out.prefixes.push(Prefix::new(s, 0));
         let value = name.value();
-        let mut s = Sip::new(self.k0, self.k1);
         let (mut done, mut pos) = (0, 0);
-        while let Some(end) = component_end(value, pos) {
+        while let Some(end) = component_end(value, pos).filter(|&e| e <= value.len()) {
             s.absorb_to::<C>(value, &mut done, end);
-            let (h, f) = s.finish1::<C, D>(value, done, end);
-            out.hashes.push(h);
-            out.finished.push(f);
+            out.prefixes
+                .push(Prefix::new(s, Sip::last_block(value, done, end)));
             pos = end;
         }
     }
@@ -288,7 +356,8 @@ impl NameHasher {
             let mut s = Sip::new(k0, k1);
             let mut done = 0;
             s.absorb_to::<C>(value, &mut done, value.len());
-            s.finish1::<C, D>(value, done, value.len()).0
+            s.finish1::<C, D>(Sip::last_block(value, done, value.len()))
+                .0
         }
         match self.variant {
             SipVariant::Sip13 => run::<1, 3>(self.k0, self.k1, value),
@@ -345,16 +414,25 @@ mod tests {
     proptest! {
         #[test]
         fn one_pass_equals_reference_per_prefix(comps in proptest::collection::vec(
-            proptest::collection::vec(any::<u8>(), 0..40), 0..12)) {
+            proptest::collection::vec(any::<u8>(), 0..300), 0..12)) {
             let name = comps.iter().fold(Name::new(), |n, c| n.push(c));
             for variant in [SipVariant::Sip13, SipVariant::Sip24] {
                 let h = NameHasher::new(KEY, variant);
                 let mut out = PrefixHashes::default();
+                // A stale cache would show on the second name: hash another name first and
+                // read its odd prefixes' table hashes, then the even ones' identities.
+                h.hash_prefixes(Name::from_uri("/other/name/x/y").unwrap().as_ref(), &mut out);
+                (0..out.len()).step_by(2).for_each(|i| { out.id128(i); });
+                (1..out.len()).step_by(2).for_each(|i| { out.get(i); });
                 h.hash_prefixes(name.as_ref(), &mut out);
                 prop_assert_eq!(out.len(), comps.len() + 1);
                 for i in 0..out.len() {
                     let prefix = name.as_ref().prefix(i);
                     let want = reference(variant, prefix.value());
+                    // Table hash first on odd prefixes, identity first on even ones.
+                    if i % 2 == 1 {
+                        prop_assert_eq!(out.get(i), Some(want as u64));
+                    }
                     prop_assert_eq!(out.id128(i), Some(want));
                     prop_assert_eq!(out.get(i), Some(want as u64));
                     prop_assert_eq!(h.hash_value(prefix.value()), want as u64);

@@ -18,7 +18,7 @@
 
 use core::ops::Range;
 
-use crate::name::{Name, NameRef};
+use crate::name::{Name, NameRef, NameScan};
 use crate::signature::{digest_sha256_info, sha256};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -73,7 +73,7 @@ impl<'a> Interest<'a> {
         let base = outer.value_start;
         let mut r = Reader::new(outer.value);
         let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
-        let name = NameRef::new_checked(name_el.value)?;
+        let (name, scan) = NameRef::scan(name_el.value)?;
         if name.is_empty() {
             return Err(DecodeError::Invalid(tt::NAME));
         }
@@ -132,21 +132,21 @@ impl<'a> Interest<'a> {
                 _ => it.signature_value = Some(e.value),
             }
         }
-        it.check_parameters_digest()?;
+        it.check_parameters_digest(scan)?;
         Ok(it)
     }
 
-    fn check_parameters_digest(&self) -> Result<(), DecodeError> {
+    /// ApplicationParameters and a ParametersSha256DigestComponent come together, the digest
+    /// covering everything from the parameters to the end of the Interest.
+    fn check_parameters_digest(&self, scan: NameScan) -> Result<(), DecodeError> {
         let bad = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
-        let mut digests = self
-            .name
-            .components()
-            .filter(|c| c.typ() == tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
-        match (self.params, digests.next(), digests.next()) {
-            (None, None, _) => Ok(()),
-            (Some((start, _)), Some(d), None) => {
+        match (self.params, scan.params_digests) {
+            (None, 0) => Ok(()),
+            (Some((start, _)), 1) => {
                 let covered = self.wire.get(start..).ok_or(bad)?;
-                if sha256(&[covered]) == d.value() {
+                let at = scan.params_digest_at;
+                let digest = self.name.value().get(at..at + 32).ok_or(bad)?;
+                if sha256(&[covered]) == digest {
                     Ok(())
                 } else {
                     Err(bad)

@@ -27,16 +27,7 @@ pub struct Component<'a> {
 impl<'a> Component<'a> {
     /// Checks one element as a name component: type 1..=65535, digest components 32 bytes.
     pub fn from_element(e: &tlv::Element<'a>) -> Result<Self, DecodeError> {
-        if e.typ > MAX_COMPONENT_TYPE {
-            return Err(DecodeError::Invalid(tt::NAME));
-        }
-        if matches!(
-            e.typ,
-            tt::IMPLICIT_SHA256_DIGEST_COMPONENT | tt::PARAMETERS_SHA256_DIGEST_COMPONENT
-        ) && e.value.len() != 32
-        {
-            return Err(DecodeError::Invalid(e.typ));
-        }
+        check_component(e.typ, e.value.len())?;
         Ok(Self {
             wire: e.wire,
             typ: e.typ,
@@ -68,6 +59,32 @@ impl<'a> Component<'a> {
     }
 }
 
+/// The component rules: TLV-TYPE 1..=65535 (the caller's header decoding rejects 0), digest
+/// components exactly 32 bytes.
+#[inline(always)]
+fn check_component(typ: u32, len: usize) -> Result<(), DecodeError> {
+    if typ > MAX_COMPONENT_TYPE {
+        return Err(DecodeError::Invalid(tt::NAME));
+    }
+    if matches!(
+        typ,
+        tt::IMPLICIT_SHA256_DIGEST_COMPONENT | tt::PARAMETERS_SHA256_DIGEST_COMPONENT
+    ) && len != 32
+    {
+        return Err(DecodeError::Invalid(typ));
+    }
+    Ok(())
+}
+
+/// What the one checking walk over a name's components found besides validity.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NameScan {
+    /// Number of ParametersSha256DigestComponents.
+    pub params_digests: usize,
+    /// Offset in the name value of the last ParametersSha256DigestComponent's TLV-VALUE.
+    pub params_digest_at: usize,
+}
+
 /// Appends a component TLV to a name value buffer.
 pub fn push_component(out: &mut Vec<u8>, typ: u32, value: &[u8]) {
     tlv::write_tlv(out, typ, value);
@@ -87,10 +104,29 @@ pub struct NameRef<'a> {
 impl<'a> NameRef<'a> {
     /// Validates every component of a Name's TLV-VALUE.
     pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
-        for e in Reader::new(value) {
-            Component::from_element(&e?)?;
+        Self::scan(value).map(|(name, _)| name)
+    }
+
+    /// [`Self::new_checked`] that also reports where the ParametersSha256DigestComponents are,
+    /// so an Interest decoder walks its name once.
+    #[inline]
+    pub(crate) fn scan(value: &'a [u8]) -> Result<(Self, NameScan), DecodeError> {
+        let mut scan = NameScan::default();
+        let mut pos = 0;
+        while let Some(rest) = value.get(pos..).filter(|r| !r.is_empty()) {
+            let (typ, len, hdr) = tlv::header(rest)?;
+            let total = hdr
+                .checked_add(len)
+                .filter(|&t| t <= rest.len())
+                .ok_or(DecodeError::Truncated)?;
+            check_component(typ, len)?;
+            if typ == tt::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                scan.params_digests += 1;
+                scan.params_digest_at = pos + hdr;
+            }
+            pos += total;
         }
-        Ok(Self { value })
+        Ok((Self { value }, scan))
     }
 
     /// The root name `/`.

@@ -186,6 +186,24 @@ pub const fn tlv_len(typ: u32, len: usize) -> usize {
     var_number_len(typ as u64) + var_number_len(len as u64) + len
 }
 
+/// Decodes the TLV-TYPE (non-zero, at most `u32::MAX`) and TLV-LENGTH at the start of `buf`:
+/// returns the type, the value length and the header length. The value itself is not checked.
+#[inline(always)]
+pub fn header(buf: &[u8]) -> Result<(u32, usize, usize), DecodeError> {
+    // Fast path: one-byte type and length, the case for nearly every element of a packet.
+    if let [t @ 1..=252, l @ 0..=252, ..] = buf {
+        return Ok((u32::from(*t), usize::from(*l), 2));
+    }
+    let (typ, tl) = read_var_number(buf)?;
+    let typ = u32::try_from(typ).map_err(|_| DecodeError::BadVarNumber)?;
+    if typ == 0 {
+        return Err(DecodeError::BadVarNumber);
+    }
+    let (len, ll) = read_var_number(buf.get(tl..).ok_or(DecodeError::Truncated)?)?;
+    let len = usize::try_from(len).map_err(|_| DecodeError::Truncated)?;
+    Ok((typ, len, tl + ll))
+}
+
 /// One TLV element borrowed from a buffer, with its position in the buffer it was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element<'a> {
@@ -243,16 +261,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the next element.
+    #[inline]
     pub fn read(&mut self) -> Result<Element<'a>, DecodeError> {
         let rest = self.buf.get(self.pos..).ok_or(DecodeError::Truncated)?;
-        let (typ, tl) = read_var_number(rest)?;
-        let typ = u32::try_from(typ).map_err(|_| DecodeError::BadVarNumber)?;
-        if typ == 0 {
-            return Err(DecodeError::BadVarNumber);
-        }
-        let (len, ll) = read_var_number(rest.get(tl..).ok_or(DecodeError::Truncated)?)?;
-        let len = usize::try_from(len).map_err(|_| DecodeError::Truncated)?;
-        let hdr = tl + ll;
+        let (typ, len, hdr) = header(rest)?;
         let total = hdr.checked_add(len).ok_or(DecodeError::Truncated)?;
         let wire = rest.get(..total).ok_or(DecodeError::Truncated)?;
         let value = wire.get(hdr..).ok_or(DecodeError::Truncated)?;
