@@ -15,6 +15,7 @@ pub mod estimate;
 mod front;
 mod hashed_pit;
 pub mod share;
+pub mod xdp;
 
 pub use front::{FrontCounters, FrontTier};
 pub use hashed_pit::{DataVerdict, HashedPit, PitCounters, SlotRecord, SEED_HASH_BITS};
