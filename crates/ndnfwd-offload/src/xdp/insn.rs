@@ -119,6 +119,8 @@ const ATOMIC: u8 = 0xc0;
 const SRC_K: u8 = 0x00;
 const SRC_X: u8 = 0x08;
 const CALL: u8 = 0x80;
+/// `BPF_CMPXCHG` (`0xf0 | BPF_FETCH`).
+const CMPXCHG: i32 = 0xf1;
 const EXIT: u8 = 0x90;
 /// `src` of a 64-bit immediate load whose value is a map file descriptor.
 const PSEUDO_MAP_FD: u8 = 1;
@@ -241,6 +243,17 @@ impl Asm {
         self.push(STX | ATOMIC | Size::DW as u8, dst, src, off, 0)
     }
 
+    /// `lock *(u32 *)(dst + off) += src`.
+    pub fn atomic_add32(&mut self, dst: Reg, off: i16, src: Reg) -> &mut Self {
+        self.push(STX | ATOMIC | Size::W as u8, dst, src, off, 0)
+    }
+
+    /// `R0 = cmpxchg((u32 *)(dst + off), R0, src)`: stores `src` if the word equals `R0`;
+    /// `R0` gets the old word either way.
+    pub fn cmpxchg32(&mut self, dst: Reg, off: i16, src: Reg) -> &mut Self {
+        self.push(STX | ATOMIC | Size::W as u8, dst, src, off, CMPXCHG)
+    }
+
     fn jump(&mut self, code: u8, dst: Reg, src: Reg, imm: i32, to: Label) -> &mut Self {
         self.fixups.push((self.insns.len(), to));
         self.push(code, dst, src, 0, imm)
@@ -312,17 +325,19 @@ mod tests {
             .jmp_imm(Cond::Eq, Reg::R1, 0x24, end) // 15 01
             .ldx(Size::B, Reg::R3, Reg::R2, 13) // 71 23
             .atomic_add64(Reg::R1, 8, Reg::R2) // db 21
+            .cmpxchg32(Reg::R1, 0, Reg::R2) // c3 21 imm f1
             .bind(end)
             .exit(); // 95
         let p = a.finish().expect("resolved");
         assert_eq!((p[0].code, p[0].regs, p[0].imm), (0xb7, 0x00, 2));
         assert_eq!(
             (p[1].code, p[1].regs, p[1].off, p[1].imm),
-            (0x15, 0x01, 2, 0x24)
+            (0x15, 0x01, 3, 0x24)
         );
         assert_eq!((p[2].code, p[2].regs, p[2].off), (0x71, 0x23, 13));
         assert_eq!((p[3].code, p[3].regs, p[3].off), (0xdb, 0x21, 8));
-        assert_eq!(p[4].code, 0x95);
+        assert_eq!((p[4].code, p[4].regs, p[4].imm), (0xc3, 0x21, 0xf1));
+        assert_eq!(p[5].code, 0x95);
     }
 
     #[test]

@@ -16,6 +16,14 @@
 //!
 //! A slot the computer resolved stays collided until its deadline (the program never sees
 //! the Data ndnfwd sends); that only sends more Data through ndnfwd, never to a wrong face.
+//!
+//! Concurrency (one program runs on every CPU): a free slot is claimed with a compare-and-
+//! exchange of its pending counter (0 -> 1) and its record is marked collided until complete;
+//! a Data takes the record's fields and then claims the slot (1 -> 0) the same way, so two
+//! Interests never both write a record and a Data is redirected at most once per record. A
+//! record that is freed and re-claimed between a Data's read and its claim (an ABA within a
+//! few instructions) could mix two records' fields; the downstream then drops a Data whose
+//! token names another entry (it checks the name), so it costs a Data, not a wrong answer.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 
@@ -67,6 +75,9 @@ const FP_NOW: i16 = -48;
 const FP_CFG: i16 = -56;
 const FP_IN: i16 = -64;
 const FP_SCRATCH: i16 = -72;
+const FP_TOK: i16 = -80;
+const FP_MAC: i16 = -88;
+const FP_OUT: i16 = -96;
 
 /// `scratch` map value (per CPU): parse offset, name length, token offset, packet type.
 pub const SCRATCH_SIZE: u32 = 32;
@@ -335,10 +346,12 @@ pub fn build(maps: &Maps<'_>) -> Result<Vec<Insn>, AsmError> {
     g.a.ldx(Size::DW, Reg::R2, Reg::R10, FP_CFG);
     g.a.ldx(Size::DW, Reg::R3, Reg::R2, 24);
     g.a.alu_reg(Alu::Add, Reg::R3, Reg::R0);
-    g.a.ldx(Size::W, Reg::R2, Reg::R1, 0);
     g.a.stx(Size::DW, Reg::R1, 8, Reg::R3);
-    g.a.jmp_imm(Cond::Ne, Reg::R2, 0, collide);
-    g.a.st_imm(Size::W, Reg::R1, 0, 1);
+    // Claim a free slot atomically (pending 0 -> 1): only the winner writes the record, and
+    // the record stays marked collided until it is complete.
+    g.a.mov_imm(Reg::R0, 0).mov_imm(Reg::R2, 1);
+    g.a.cmpxchg32(Reg::R1, 0, Reg::R2);
+    g.a.jmp_imm(Cond::Ne, Reg::R0, 0, collide);
     g.a.st_imm(Size::W, Reg::R1, 4, FLAG_COLLIDED);
     g.a.ldx(Size::DW, Reg::R2, Reg::R10, FP_IN);
     g.a.stx(Size::W, Reg::R1, 16, Reg::R2);
@@ -373,8 +386,7 @@ pub fn build(maps: &Maps<'_>) -> Result<Vec<Insn>, AsmError> {
     g.a.ja(pass);
 
     g.a.bind(collide);
-    g.a.alu_imm(Alu::Add, Reg::R2, 1);
-    g.a.stx(Size::W, Reg::R1, 0, Reg::R2);
+    g.a.mov_imm(Reg::R2, 1).atomic_add32(Reg::R1, 0, Reg::R2);
     g.a.st_imm(Size::W, Reg::R1, 4, FLAG_COLLIDED);
     g.count(ST_COLLIDED);
     g.a.ja(pass);
@@ -415,14 +427,20 @@ pub fn build(maps: &Maps<'_>) -> Result<Vec<Insn>, AsmError> {
         .alu_reg(Alu::Add, Reg::R2, Reg::R3);
     g.a.mov(Reg::R4, Reg::R2).alu_imm(Alu::Add, Reg::R4, 8);
     g.a.jmp_reg(Cond::Gt, Reg::R4, Reg::R8, passed);
-    g.copy(Reg::R2, 0, Reg::R1, 24, 8);
-    g.copy(Reg::R7, 0, Reg::R1, 32, 6);
+    // Take the record's fields, then claim the slot atomically (pending 1 -> 0): if another
+    // Interest or Data got there first the frame goes up untouched.
+    g.copy(Reg::R10, FP_TOK, Reg::R1, 24, 8);
+    g.copy(Reg::R10, FP_MAC, Reg::R1, 32, 6);
+    g.a.ldx(Size::W, Reg::R4, Reg::R1, 16);
+    g.a.stx(Size::DW, Reg::R10, FP_OUT, Reg::R4);
+    g.a.mov_imm(Reg::R0, 1).mov_imm(Reg::R4, 0);
+    g.a.cmpxchg32(Reg::R1, 0, Reg::R4);
+    g.a.jmp_imm(Cond::Ne, Reg::R0, 1, passed);
+    g.copy(Reg::R2, 0, Reg::R10, FP_TOK, 8);
+    g.copy(Reg::R7, 0, Reg::R10, FP_MAC, 6);
     g.copy(Reg::R7, 6, Reg::R6, 0, 6);
-    g.a.st_imm(Size::W, Reg::R1, 0, 0)
-        .st_imm(Size::W, Reg::R1, 4, 0);
     g.count(ST_REDIRECTED);
-    g.a.ldx(Size::DW, Reg::R1, Reg::R10, FP_ENTRY);
-    g.a.ldx(Size::W, Reg::R1, Reg::R1, 16);
+    g.a.ldx(Size::DW, Reg::R1, Reg::R10, FP_OUT);
     g.a.mov_imm(Reg::R2, 0);
     g.a.call(Helper::Redirect);
     g.a.exit();
