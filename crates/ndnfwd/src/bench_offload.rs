@@ -50,7 +50,9 @@ pub struct OffloadArgs {
     /// Content bytes per Data (1000 keeps a Data in one 1500-byte frame).
     #[arg(long, default_value_t = 1000)]
     payload: usize,
-    /// Try native (driver) XDP before SKB mode on the veth interfaces.
+    /// Try native (driver) XDP before SKB mode on the veth interfaces. A native redirect into
+    /// a veth is dropped unless the veth's peer runs XDP or NAPI itself, which this topology
+    /// does not set up: expect the XDP run's Data to time out.
     #[arg(long)]
     native: bool,
     /// One JSON object on stdout.
