@@ -293,3 +293,28 @@ fn mixed_traffic_matches_the_engine_alone() {
     assert!(c.data_at_switch > 0 && c.data_at_computer > 0, "{c:?}");
     assert_eq!(c.pending_underflow, 0, "{c:?}");
 }
+
+#[test]
+fn seed_sizing_in_front_of_the_engine_sends_about_98_percent_from_the_switch() {
+    // Two Interests per ms for distinct names, each answered 10 s later: 20,000 outstanding in
+    // 2^21 slots, as in `share::ShareConfig::SEED_LIKE`, but through the engine.
+    let n = 40_000u64;
+    let asks: Vec<Ask> = (0..n)
+        .map(|i| Ask {
+            at: i / 2,
+            face: CONSUMERS[(i % 4) as usize],
+            name: format!("/seed/{}/{i}", i % 4),
+            lifetime: 60_000,
+        })
+        .collect();
+    let t = compare(
+        ndnfwd_offload::SEED_HASH_BITS,
+        &asks,
+        Producer::Answer { delay: 10_000 },
+        n / 2 + 10_001,
+    );
+    let c = t.pit().counters();
+    assert_eq!(c.data_at_switch + c.data_at_computer, n);
+    let share = t.pit().switch_share();
+    assert!((0.95..=0.995).contains(&share), "share {share}: {c:?}");
+}
