@@ -8,7 +8,10 @@
 //!   computer; Data leaves from the switch alone only when exactly one Interest is pending.
 //! - [`FrontTier`]: that PIT in front of an [`ndnfwd_fwd::Engine`] (the computer), with the
 //!   engine's `process(now, burst, out)` shape; it never sends Data to a face that did not ask.
+//! - [`share`]: the share of Data the switch forwards alone on a seed-like workload.
 //! - [`estimate`]: the seed's throughput model (ideal number of computers, router throughput).
+//! - [`xdp`]: the same hashed PIT as BPF maps and an XDP program on Linux interfaces, built
+//!   with a typed instruction builder and loaded with `bpf(2)`, no external toolchain.
 #![deny(unsafe_code)]
 
 pub mod estimate;

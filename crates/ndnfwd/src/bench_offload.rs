@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use ndn_packet::{NameHasher, SipVariant};
+use ndn_packet::{DataBuilder, InterestBuilder, LpPacketBuilder, Name, NameHasher, SipVariant};
 use ndnfwd_offload::estimate::{estimate, Inputs, SEED_EXAMPLE};
 use ndnfwd_offload::share::{run_share, ShareConfig};
 use ndnfwd_offload::xdp::{self, AttachMode, XdpConfig, XdpPit};
@@ -356,6 +356,82 @@ fn measure(t: &Topology, a: &OffloadArgs, name: &str) -> Result<Value, String> {
     Ok(v)
 }
 
+/// Frames of the timing runs: Ethernet header (NDN multicast group) + LpPacket{PitToken,
+/// Fragment}.
+fn lp_frame(token: &[u8], packet: &[u8]) -> Result<Vec<u8>, String> {
+    let lp = LpPacketBuilder::new()
+        .pit_token(token)
+        .encode(Some(packet))
+        .map_err(|e| format!("{e:?}"))?;
+    let mut f = vec![
+        0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa, 0x02, 0, 0, 0, 0, 0x0c, 0x86, 0x24,
+    ];
+    f.extend_from_slice(&lp);
+    Ok(f)
+}
+
+/// Per-frame cost of the program (ns), from the kernel's `BPF_PROG_TEST_RUN` timing, on a
+/// separate, unattached copy (so the measured run's counters stay clean): Interests recorded
+/// in free slots, their Data redirected, and a Data finding no Interest (passed). Names like
+/// the consumer's, 1000-byte contents. Runs in the router's namespace (ingress `rc`, `rp`).
+fn program_cost() -> Result<Value, String> {
+    const PAIRS: u32 = 10_000;
+    let (rc, rp) = (
+        xdp::ifindex("rc").map_err(|e| e.to_string())?,
+        xdp::ifindex("rp").map_err(|e| e.to_string())?,
+    );
+    let key = XdpConfig::random_key().map_err(|e| e.to_string())?;
+    let pit = XdpPit::load(&XdpConfig {
+        bits: 21,
+        lifetime_ms: 4000,
+        key,
+    })
+    .map_err(|e| e.to_string())?;
+    pit.set_ifmac(rc, [0x02, 0, 0, 0, 0, 0x01])
+        .map_err(|e| e.to_string())?;
+    let (mut interest_ns, mut data_ns, mut redirected) = (0u64, 0u64, 0u32);
+    for i in 0..PAIRS {
+        let name = Name::from_uri(&format!("/p/xdp/{i}")).map_err(|e| format!("{e:?}"))?;
+        let interest = InterestBuilder::new(name.clone())
+            .nonce(i.to_be_bytes())
+            .encode()
+            .map_err(|e| format!("{e:?}"))?;
+        let data = DataBuilder::new(name)
+            .content(vec![0x5a; 1000])
+            .encode()
+            .map_err(|e| format!("{e:?}"))?;
+        let run =
+            |frame: &[u8], ifindex| pit.time_run(frame, ifindex, 1).map_err(|e| e.to_string());
+        let (_, ns) = run(&lp_frame(b"consumer", &interest)?, rc)?;
+        interest_ns += u64::from(ns);
+        let (verdict, ns) = run(&lp_frame(b"router00", &data)?, rp)?;
+        data_ns += u64::from(ns);
+        redirected += u32::from(verdict == xdp::XDP_REDIRECT);
+    }
+    let stray = DataBuilder::new(Name::from_uri("/p/none").map_err(|e| format!("{e:?}"))?)
+        .content(vec![0x5a; 1000])
+        .encode()
+        .map_err(|e| format!("{e:?}"))?;
+    // The same one-run-per-call method as above (each figure includes the test-run timer's
+    // own per-call cost), then the kernel's mean over one call of many repeats.
+    let stray = lp_frame(b"router00", &stray)?;
+    let mut pass_ns = 0u64;
+    for _ in 0..PAIRS {
+        pass_ns += u64::from(pit.time_run(&stray, rp, 1).map_err(|e| e.to_string())?.1);
+    }
+    let (_, repeated_ns) = pit
+        .time_run(&stray, rp, 100_000)
+        .map_err(|e| e.to_string())?;
+    Ok(json!({
+        "interest_record": interest_ns as f64 / f64::from(PAIRS),
+        "data_redirect": data_ns as f64 / f64::from(PAIRS),
+        "data_redirected": redirected,
+        "pairs": PAIRS,
+        "data_no_interest_passed": pass_ns as f64 / f64::from(PAIRS),
+        "data_no_interest_passed_100000_repeats": repeated_ns,
+    }))
+}
+
 fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
     if let Some(why) = skip_reason() {
         return Err(why);
@@ -387,7 +463,7 @@ fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
         AttachMode::Skb
     };
     // setns moves one thread: load and attach from a thread inside the router's namespace.
-    let pit = std::thread::spawn(move || -> Result<XdpPit, String> {
+    let (pit, cost) = std::thread::spawn(move || -> Result<(XdpPit, Value), String> {
         xdp::enter_netns(&router).map_err(|e| format!("setns {router}: {e}"))?;
         let key = XdpConfig::random_key().map_err(|e| e.to_string())?;
         let mut pit = XdpPit::load(&XdpConfig {
@@ -399,7 +475,8 @@ fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
         for dev in ["rc", "rp"] {
             pit.attach(dev, mode).map_err(|e| e.to_string())?;
         }
-        Ok(pit)
+        let cost = program_cost()?;
+        Ok((pit, cost))
     })
     .join()
     .map_err(|_| "XDP loader thread panicked".to_string())??;
@@ -427,6 +504,7 @@ fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
         "without_xdp": without,
         "with_xdp": with,
         "with_over_without": ratio,
+        "xdp_program_ns": cost,
         "router": {
             "after_plain_run": router_before,
             "after_xdp_run": router_after,

@@ -78,6 +78,9 @@ fn xdp_forwards_the_data_and_everything_is_cleaned_up() {
         unsat("one_lifetime_later") - unsat("after_xdp_run") >= redirected,
         "{r}"
     );
+    // The timing copy of the program redirected the Data of every Interest it recorded.
+    let cost = &veth["xdp_program_ns"];
+    assert_eq!(cost["data_redirected"], cost["pairs"], "{cost}");
     // The command removed its namespaces.
     let list = Command::new("ip")
         .args(["netns", "list"])

@@ -284,16 +284,6 @@ impl Asm {
         self.push(JMP | EXIT, Reg::R0, Reg::R0, 0, 0)
     }
 
-    /// Instructions so far.
-    pub fn len(&self) -> usize {
-        self.insns.len()
-    }
-
-    /// True before the first instruction.
-    pub fn is_empty(&self) -> bool {
-        self.insns.is_empty()
-    }
-
     /// Resolves every jump; the program.
     pub fn finish(mut self) -> Result<Vec<Insn>, AsmError> {
         for &(at, l) in &self.fixups {

@@ -227,7 +227,8 @@ impl XdpPit {
         ((h & self.mask) as u32, (h >> 32) as u32)
     }
 
-    /// Interests counted in `slot` (0 when unused or past its deadline is not checked here).
+    /// The pending counter of `slot` as stored (a slot past its deadline still shows its count
+    /// until the program next touches it).
     pub fn pending(&self, slot: u32) -> io::Result<u32> {
         let mut v = [0u8; SLOT_SIZE as usize];
         sys::map_lookup(&self.pit, &key(slot), &mut v)?;
@@ -255,7 +256,14 @@ impl XdpPit {
     /// Runs the program once on `frame` as if it arrived on `ifindex` (`BPF_PROG_TEST_RUN`):
     /// the verdict and the frame as the program left it. Maps are updated as for real traffic.
     pub fn test_run(&self, frame: &[u8], ifindex: u32) -> io::Result<(u32, Vec<u8>)> {
-        sys::prog_test_run(&self.prog, frame, ifindex)
+        sys::prog_test_run(&self.prog, frame, ifindex, 1).map(|(v, f, _)| (v, f))
+    }
+
+    /// Runs the program `repeat` times on `frame` as if it arrived on `ifindex`; the last
+    /// verdict and the kernel's mean time per run in nanoseconds. Maps are updated each time
+    /// (a Data redirects at most once, then finds its slot free and is passed).
+    pub fn time_run(&self, frame: &[u8], ifindex: u32, repeat: u32) -> io::Result<(u32, u32)> {
+        sys::prog_test_run(&self.prog, frame, ifindex, repeat).map(|(v, _, ns)| (v, ns))
     }
 
     /// The interfaces the program is attached to, and how.
