@@ -19,6 +19,8 @@ pub enum Bench {
     /// The forwarding engine on pre-encoded packets: an Interest phase (CS miss, PIT insert, LPM)
     /// then a Data phase (PIT hit, CS insert), cycles per packet and per stage.
     Engine(EngineArgs),
+    /// Seed 003's switch-offloaded Data path: hashed-PIT share, estimator, XDP on veth (root).
+    Offload(crate::bench_offload::OffloadArgs),
 }
 
 /// Options of `bench engine`.
@@ -128,6 +130,7 @@ pub fn run(bench: Bench) -> Result<(), String> {
     match bench {
         Bench::Fib(args) => fib(&args),
         Bench::Engine(args) => engine(&args),
+        Bench::Offload(args) => crate::bench_offload::run(&args),
     }
 }
 

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod alloc;
 mod bench;
+mod bench_offload;
 mod config;
 mod gen;
 mod run;

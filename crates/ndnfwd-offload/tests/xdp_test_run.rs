@@ -1,0 +1,221 @@
+//! The XDP program under the kernel's verifier and `BPF_PROG_TEST_RUN`: real frames in, the
+//! verdict and the rewritten frame out, in a network namespace made for the test (its `lo` and
+//! a veth interface stand for the downstream and upstream sides). Needs root; otherwise it
+//! says why and passes.
+
+use std::process::Command;
+
+use ndn_packet::{
+    decode_link_packet, DataBuilder, InterestBuilder, LpPacketBuilder, Name, Payload,
+};
+use ndnfwd_offload::xdp::{self, XdpConfig, XdpPit, XDP_PASS, XDP_REDIRECT};
+
+const GROUP: [u8; 6] = [0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa];
+const CONSUMER_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0c];
+const PRODUCER_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0f];
+const LO_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
+const TOKEN_DOWN: [u8; 8] = *b"consumr1";
+const TOKEN_UP: [u8; 8] = *b"router99";
+
+struct Netns(String);
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ))
+    }
+}
+
+/// A namespace with `lo` and veth `up0`, or why not (then the test is skipped).
+fn netns() -> Result<Netns, String> {
+    use std::os::unix::fs::MetadataExt as _;
+    if std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(1)
+        != 0
+    {
+        return Err("needs root (bpf(2), network namespaces)".into());
+    }
+    let ns = Netns(format!("ndnoff-tr-{}", std::process::id()));
+    ip(&["netns", "add", &ns.0])?;
+    ip(&[
+        "-n", &ns.0, "link", "add", "up0", "type", "veth", "peer", "name", "up1",
+    ])?;
+    ip(&["-n", &ns.0, "link", "set", "lo", "up"])?;
+    ip(&["-n", &ns.0, "link", "set", "up0", "up"])?;
+    Ok(ns)
+}
+
+fn frame(dst: [u8; 6], src: [u8; 6], payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(14 + payload.len());
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&[0x86, 0x24]);
+    f.extend_from_slice(payload);
+    f
+}
+
+fn interest(name: &str, nonce: u32, token: Option<&[u8]>) -> Vec<u8> {
+    let n = Name::from_uri(name).expect("name");
+    let i = InterestBuilder::new(n)
+        .nonce(nonce.to_be_bytes())
+        .encode()
+        .expect("Interest");
+    let lp = match token {
+        Some(t) => LpPacketBuilder::new()
+            .pit_token(t)
+            .encode(Some(&i))
+            .expect("LP"),
+        None => i,
+    };
+    frame(GROUP, CONSUMER_MAC, &lp)
+}
+
+fn data(name: &str) -> Vec<u8> {
+    let n = Name::from_uri(name).expect("name");
+    let d = DataBuilder::new(n)
+        .content(b"payload".to_vec())
+        .encode()
+        .expect("Data");
+    let lp = LpPacketBuilder::new()
+        .pit_token(&TOKEN_UP)
+        .encode(Some(&d))
+        .expect("LP");
+    frame(GROUP, PRODUCER_MAC, &lp)
+}
+
+fn name_value(uri: &str) -> Vec<u8> {
+    Name::from_uri(uri).expect("name").as_ref().value().to_vec()
+}
+
+#[test]
+fn the_program_records_interests_and_redirects_single_pending_data() {
+    let ns = match netns() {
+        Ok(ns) => ns,
+        Err(why) => {
+            eprintln!("skipping XDP test-run test: {why}");
+            return;
+        }
+    };
+    let name = ns.0.clone();
+    // setns moves only this thread; run the body in a thread of its own.
+    std::thread::spawn(move || body(&name))
+        .join()
+        .expect("test body");
+    drop(ns);
+}
+
+fn body(ns: &str) {
+    xdp::enter_netns(ns).expect("setns");
+    let up = xdp::ifindex("up0").expect("up0");
+    let cfg = XdpConfig {
+        bits: 8,
+        lifetime_ms: 200,
+        key: XdpConfig::random_key().expect("key"),
+    };
+    let pit = match XdpPit::load(&cfg) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    pit.set_ifmac(1, LO_MAC).expect("ifmac");
+
+    // One Interest from downstream (lo), its Data from upstream: redirected, token and MACs
+    // rewritten, Data untouched.
+    let (v, _) = pit
+        .test_run(&interest("/t/one", 1, Some(&TOKEN_DOWN)), 1)
+        .expect("run");
+    assert_eq!(v, XDP_PASS);
+    let (slot, _) = pit.slot_of(&name_value("/t/one"));
+    assert_eq!(pit.pending(slot).expect("slot"), 1);
+    let d = data("/t/one");
+    let (v, out) = pit.test_run(&d, up).expect("run");
+    assert_eq!(v, XDP_REDIRECT);
+    assert_eq!(out.len(), d.len());
+    assert_eq!(
+        &out[..6],
+        &GROUP,
+        "destination: where the Interest was sent"
+    );
+    assert_eq!(&out[6..12], &LO_MAC, "source: the egress interface");
+    let lp = decode_link_packet(&out[14..]).expect("LP");
+    assert_eq!(lp.headers.pit_token, Some(&TOKEN_DOWN[..]));
+    let orig = decode_link_packet(&d[14..]).expect("LP");
+    assert!(matches!(lp.payload, Payload::Data(_)));
+    assert_eq!(
+        &out[14..][lp.payload_range.clone()],
+        &d[14..][orig.payload_range.clone()]
+    );
+    assert_eq!(pit.pending(slot).expect("slot"), 0);
+    // The same Data again: nobody is pending at the switch any more.
+    assert_eq!(pit.test_run(&d, up).expect("run").0, XDP_PASS);
+
+    // Two Interests for one name (a retransmission): collided, the Data goes up.
+    for nonce in [2, 3] {
+        let f = interest("/t/two", nonce, Some(&TOKEN_DOWN));
+        assert_eq!(pit.test_run(&f, 1).expect("run").0, XDP_PASS);
+    }
+    assert_eq!(pit.test_run(&data("/t/two"), up).expect("run").0, XDP_PASS);
+
+    // A Data back on the Interest's own interface goes up.
+    pit.test_run(&interest("/t/same", 4, Some(&TOKEN_DOWN)), 1)
+        .expect("run");
+    assert_eq!(pit.test_run(&data("/t/same"), 1).expect("run").0, XDP_PASS);
+
+    // An Interest without a PIT token: the switch cannot give its Data one.
+    pit.test_run(&interest("/t/bare", 5, None), 1).expect("run");
+    assert_eq!(pit.test_run(&data("/t/bare"), up).expect("run").0, XDP_PASS);
+
+    // Another name in the same slot: the fingerprint differs, the Data goes up.
+    pit.test_run(&interest("/t/fp", 6, Some(&TOKEN_DOWN)), 1)
+        .expect("run");
+    let (fp_slot, fp) = pit.slot_of(&name_value("/t/fp"));
+    let other = (0..100_000)
+        .map(|i| format!("/t/other/{i}"))
+        .find(|n| {
+            let (s, f) = pit.slot_of(&name_value(n));
+            s == fp_slot && f != fp
+        })
+        .expect("a name in the same slot");
+    assert_eq!(pit.test_run(&data(&other), up).expect("run").0, XDP_PASS);
+    // ... and the right name still goes from the switch.
+    assert_eq!(
+        pit.test_run(&data("/t/fp"), up).expect("run").0,
+        XDP_REDIRECT
+    );
+
+    // A slot past its deadline is free again: its Data goes up.
+    pit.test_run(&interest("/t/late", 7, Some(&TOKEN_DOWN)), 1)
+        .expect("run");
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    assert_eq!(pit.test_run(&data("/t/late"), up).expect("run").0, XDP_PASS);
+
+    // A name longer than the program hashes: unparsed, passed.
+    let long = format!("/{}", "x".repeat(300));
+    assert_eq!(
+        pit.test_run(&interest(&long, 8, Some(&TOKEN_DOWN)), 1)
+            .expect("run")
+            .0,
+        XDP_PASS
+    );
+
+    let c = pit.counters().expect("counters");
+    assert_eq!(c.data_redirected, 2, "{c:?}");
+    assert_eq!(c.interests_recorded, 6, "{c:?}");
+    assert_eq!(c.interests_collided, 1, "{c:?}");
+    assert_eq!(c.data_passed, 6, "{c:?}");
+    assert_eq!(c.unparsed, 1, "{c:?}");
+}
