@@ -261,14 +261,15 @@ fn ctl_routes_and_strategies_steer_forwarding() {
         })
     };
     wait_status(&addr, 5, "producer face", |s| silent(s).len() == 1);
-    let face = silent(&status(&addr))[0].to_string();
+    let face_id = silent(&status(&addr))[0];
+    let face = face_id.to_string();
     let faces = ctl_json(&sock, &["face", "list"]);
     assert!(
         faces
             .as_array()
             .unwrap()
             .iter()
-            .any(|f| f["face_id"].to_string() == face),
+            .any(|f| f["face_id"] == face_id),
         "{faces}"
     );
     let (code, v) = consumer(&sock, &["--name", "/steer/a", "--lifetime", "500"]);
