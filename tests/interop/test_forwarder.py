@@ -345,6 +345,34 @@ def test_ctl_route_and_multicast_strategy_steer_python_producers(fwd):
     assert client(removed) == 150
 
 
+def test_face_events_reach_a_python_subscriber(fwd):
+    """The faces/events stream as ndn-cxx's NotificationSubscriber reads it: a bare
+    CanBePrefix+MustBeFresh Interest, then `seq=<n+1>`, each answered when an event is posted."""
+    stream = Name.from_str("/localhost/nfd/faces/events")
+
+    async def work(app):
+        loop = aio.get_running_loop()
+        first = aio.ensure_future(fetch(app, stream, can_be_prefix=True, must_be_fresh=True))
+        # A producer connects and registers while the subscriber waits.
+        await loop.run_in_executor(None, fwd.producer, "v2", "/events", "E")
+        events, name, content = [], *await first
+        for _ in range(8):
+            ev = nfd_mgmt.FaceEventNotification.parse(content).event
+            events.append((ev.face_event_kind, ev.face_id, ev.local_uri))
+            if len(events) >= 2:
+                break
+            seq = Component.to_number(Name.from_str(name)[-1])
+            name, content = await fetch(app, stream + [Component.from_sequence_num(seq + 1)])
+        rib = nfd_mgmt.RibStatus.parse(await dataset(app, "/localhost/nfd/rib/list"))
+        (route,) = [e.routes[0] for e in rib.entries if Name.to_str(e.name) == "/events"]
+        return events, route.face_id
+
+    events, producer_face = client(work)
+    created = [e for e in events if e[0] == nfd_mgmt.FaceEventKind.CREATED]
+    # The producer's face appears as created, on the forwarder's Unix socket.
+    assert (nfd_mgmt.FaceEventKind.CREATED, producer_face, fwd.transport) in created, events
+
+
 def signed_command_name(module, verb, ts, **params):
     """python-ndn's make_command (4-component signed name) with a chosen timestamp."""
     name = nfd_mgmt.make_command_v2(module, verb, None, **params)
