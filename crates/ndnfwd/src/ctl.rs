@@ -7,7 +7,7 @@
 //!
 //! - 0: done (datasets fetched, or the command answered 200);
 //! - 1: the forwarder refused: the status code and text are printed (`404 Route not found`);
-//! - 2: bad arguments (a name or face URI that does not parse; clap's usage errors too);
+//! - 2: bad arguments (clap's usage errors, which include names that do not parse);
 //! - 3: the forwarder could not be reached, did not answer in time, Nacked the request, or sent
 //!   something that does not decode.
 
@@ -98,7 +98,8 @@ enum RouteCmd {
     /// Add a route (rib/register), child-inherit.
     Add {
         /// Name prefix.
-        prefix: String,
+        #[arg(value_parser = parse_name)]
+        prefix: Name,
         /// Next-hop face id.
         face: FaceId,
         /// Route cost.
@@ -114,7 +115,8 @@ enum RouteCmd {
     /// Remove a route (rib/unregister).
     Remove {
         /// Name prefix.
-        prefix: String,
+        #[arg(value_parser = parse_name)]
+        prefix: Name,
         /// Next-hop face id.
         face: FaceId,
         /// Route origin.
@@ -130,15 +132,18 @@ enum StrategyCmd {
     /// Choose the strategy for a prefix (strategy-choice/set).
     Set {
         /// Name prefix.
-        prefix: String,
+        #[arg(value_parser = parse_name)]
+        prefix: Name,
         /// Strategy: a full name (/localhost/nfd/strategy/multicast) or its last part
         /// (multicast, best-route).
-        strategy: String,
+        #[arg(value_parser = parse_strategy)]
+        strategy: Name,
     },
     /// Remove the choice for a prefix (strategy-choice/unset).
     Unset {
         /// Name prefix.
-        prefix: String,
+        #[arg(value_parser = parse_name)]
+        prefix: Name,
     },
 }
 
@@ -161,7 +166,8 @@ enum CsCmd {
     /// Erase cached Data under a prefix (cs/erase).
     Erase {
         /// Name prefix.
-        prefix: String,
+        #[arg(value_parser = parse_name)]
+        prefix: Name,
         /// Most entries to erase.
         #[arg(long)]
         count: Option<u64>,
@@ -172,10 +178,6 @@ enum CsCmd {
 struct Failure {
     code: u8,
     message: String,
-}
-
-fn usage(message: String) -> Failure {
-    Failure { code: 2, message }
 }
 
 impl From<ClientError> for Failure {
@@ -193,16 +195,16 @@ impl From<ClientError> for Failure {
     }
 }
 
-fn name(s: &str) -> Result<Name, Failure> {
-    Name::from_uri(s).map_err(|e| usage(format!("`{s}` is not an NDN name: {e}")))
+fn parse_name(s: &str) -> Result<Name, String> {
+    Name::from_uri(s).map_err(|e| format!("`{s}` is not an NDN name: {e}"))
 }
 
 /// A strategy name from its full form or its last component.
-fn strategy_name(s: &str) -> Result<Name, Failure> {
+fn parse_strategy(s: &str) -> Result<Name, String> {
     if s.starts_with('/') {
-        name(s)
+        parse_name(s)
     } else {
-        name(&format!("{}/{s}", ndnfwd_fwd::strategy::STRATEGY_PREFIX))
+        parse_name(&format!("{}/{s}", ndnfwd_fwd::strategy::STRATEGY_PREFIX))
     }
 }
 
@@ -278,7 +280,7 @@ where
             origin,
             expires,
         }) => {
-            let r = c.route_add(&name(&prefix)?, face, origin, cost, expires)?;
+            let r = c.route_add(&prefix, face, origin, cost, expires)?;
             answered("rib/register", &r, json)?;
         }
         CtlCommand::Route(RouteCmd::Remove {
@@ -286,7 +288,7 @@ where
             face,
             origin,
         }) => {
-            let r = c.route_remove(&name(&prefix)?, face, origin)?;
+            let r = c.route_remove(&prefix, face, origin)?;
             answered("rib/unregister", &r, json)?;
         }
         CtlCommand::Fib(ListCmd::List) => show(&c.fib()?, json, |v| client::fib_table(v)),
@@ -294,11 +296,11 @@ where
             show(&c.strategies()?, json, |v| client::strategies_table(v));
         }
         CtlCommand::Strategy(StrategyCmd::Set { prefix, strategy }) => {
-            let r = c.strategy_set(&name(&prefix)?, &strategy_name(&strategy)?)?;
+            let r = c.strategy_set(&prefix, &strategy)?;
             answered("strategy-choice/set", &r, json)?;
         }
         CtlCommand::Strategy(StrategyCmd::Unset { prefix }) => {
-            let r = c.strategy_unset(&name(&prefix)?)?;
+            let r = c.strategy_unset(&prefix)?;
             answered("strategy-choice/unset", &r, json)?;
         }
         CtlCommand::Cs(CsCmd::Info) => show(&c.cs_info()?, json, client::cs_text),
@@ -308,7 +310,7 @@ where
             serve,
         }) => answered("cs/config", &c.cs_config(capacity, admit, serve)?, json)?,
         CtlCommand::Cs(CsCmd::Erase { prefix, count }) => {
-            answered("cs/erase", &c.cs_erase(&name(&prefix)?, count)?, json)?;
+            answered("cs/erase", &c.cs_erase(&prefix, count)?, json)?;
         }
     }
     Ok(())

@@ -353,11 +353,13 @@ fn ctl_failures_have_exit_codes() {
     let (code, _, err) = ctl(&sock, &["face", "create", "udp4://999.1.1.1:6363"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("faces/create failed: 4"), "{err}");
-    // Bad arguments: exit 2.
-    assert_eq!(ctl(&sock, &["route", "add", "x", "1"]).0, Some(2));
+    // Bad arguments: exit 2, checked before connecting.
+    let nowhere = PathBuf::from("/nonexistent/ndnfwd.sock");
+    let (code, _, err) = ctl(&nowhere, &["route", "add", "x", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("`x` is not an NDN name"), "{err}");
     assert_eq!(ctl(&sock, &["route", "frobnicate"]).0, Some(2));
     // No forwarder: exit 3, naming the socket.
-    let nowhere = PathBuf::from("/nonexistent/ndnfwd.sock");
     let (code, _, err) = ctl(&nowhere, &["status"]);
     assert_eq!(code, Some(3));
     assert!(err.contains("/nonexistent/ndnfwd.sock"), "{err}");
