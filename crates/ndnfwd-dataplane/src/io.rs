@@ -157,8 +157,14 @@ impl IoStage {
         }
         self.rx.clear();
         let n = self.faces.recv_burst(now, &mut self.rx, self.burst);
-        // Faces made while receiving are announced before their first packet is dispatched.
-        worked |= self.announce_events();
+        // Faces made while receiving are announced before their first packet is dispatched,
+        // and faces closed while receiving after their last one (a producer that answers and
+        // exits at once must not lose its answer to its own FaceDown).
+        let (added, removed): (Vec<FaceEvent>, Vec<FaceEvent>) = self
+            .faces
+            .drain_events()
+            .partition(|ev| matches!(ev, FaceEvent::Added(_)));
+        worked |= self.announce_events(added);
         if n > 0 {
             worked = true;
             self.last_rx.store(now, Ordering::Relaxed);
@@ -168,11 +174,13 @@ impl IoStage {
                 self.dispatch(p);
             }
         }
+        worked |= self.announce_events(removed);
         worked |= self.send_outputs();
         if now.saturating_sub(self.last_tick) >= TICK_NS {
             self.last_tick = now;
             self.faces.tick(now);
-            worked |= self.announce_events();
+            let events = self.faces.drain_events().collect();
+            worked |= self.announce_events(events);
         }
         worked
     }
@@ -210,8 +218,7 @@ impl IoStage {
     }
 
     /// Tells the workers and the control stage about faces that came or went.
-    fn announce_events(&mut self) -> bool {
-        let events: Vec<FaceEvent> = self.faces.drain_events().collect();
+    fn announce_events(&mut self, events: Vec<FaceEvent>) -> bool {
         let any = !events.is_empty();
         for ev in events {
             match ev {

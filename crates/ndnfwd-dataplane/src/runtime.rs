@@ -299,6 +299,12 @@ impl Dataplane {
         &self.channels
     }
 
+    /// A handle that asks the control stage for the metrics text or the status document
+    /// (for the HTTP responder, from any thread).
+    pub fn renderer(&self) -> crate::control::Renderer {
+        crate::control::Renderer::new(self.control.clone())
+    }
+
     /// Asks the control stage to write the status file now.
     pub fn dump_status(&self) {
         let _ = self.control.send(ControlMsg::DumpStatus);

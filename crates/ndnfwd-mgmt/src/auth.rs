@@ -15,7 +15,11 @@
 //! The signer is the KeyLocator name, or `/localhost/identity/digest-sha256` for DigestSha256
 //! (as in ndn-cxx). Like ndn-cxx's command Interest policy, a signed command's timestamp must lie
 //! within the grace period of the current wall-clock time and be greater than the last accepted
-//! one of the same signer; records are bounded in number and lifetime.
+//! one of the same signer; records are bounded in number and lifetime. DigestSha256 commands
+//! are recorded per requesting face: every app signs with that same "identity", so two apps
+//! registering in the same millisecond (python-ndn timestamps are ms) would otherwise see one
+//! of them refused as a replay; a digest proves nothing about its sender, so sharing the record
+//! across faces would add no protection.
 //!
 //! Trust: under [`LocalTrust::AcceptAll`] (the default for local faces, as NFD's default
 //! `authorize { certfile any }` and `localhost_security { trust-anchor { type any } }`)
@@ -31,7 +35,7 @@ use ndn_packet::interest::Interest;
 use ndn_packet::name::Component;
 use ndn_packet::signature::{sig_type, SignatureInfo};
 use ndn_packet::tlv::{self, tt, Reader};
-use ndn_packet::Name;
+use ndn_packet::{FaceId, Name};
 use sha2::Sha256;
 
 use crate::dispatch::Now;
@@ -277,6 +281,7 @@ impl Authenticator {
         &mut self,
         ci: &CommandInterest<'_>,
         require_key: bool,
+        face: FaceId,
         now: Now,
     ) -> Result<(), AuthError> {
         let Some(sig) = &ci.signature else {
@@ -301,8 +306,13 @@ impl Authenticator {
             }
         }
         let ts = sig.timestamp.ok_or(AuthError::MissingTimestamp)?;
-        self.check_timestamp(&signer, ts, now)?;
-        self.record(signer, ts, now);
+        let record = if sig.info.sig_type() == sig_type::DIGEST_SHA256 {
+            signer.push(format!("face={face}"))
+        } else {
+            signer
+        };
+        self.check_timestamp(&record, ts, now)?;
+        self.record(record, ts, now);
         Ok(())
     }
 
@@ -363,14 +373,20 @@ mod tests {
         assert_eq!(sig.signer().unwrap().to_string(), DIGEST_SHA256_IDENTITY);
         assert!(sig.digest_matches());
         let mut a = auth();
-        assert_eq!(a.authorize(&ci, false, now(T0 + 5)), Ok(()));
+        assert_eq!(a.authorize(&ci, false, 7, now(T0 + 5)), Ok(()));
         assert_eq!(
-            a.authorize(&ci, false, now(T0 + 6)),
+            a.authorize(&ci, false, 7, now(T0 + 6)),
             Err(AuthError::ReplayedTimestamp)
         );
         assert_eq!(
-            a.authorize(&ci, true, now(T0 + 6)),
+            a.authorize(&ci, true, 7, now(T0 + 6)),
             Err(AuthError::UntrustedKey)
+        );
+        // Another app (face) with the same millisecond is not a replay; the same face again is.
+        assert_eq!(a.authorize(&ci, false, 8, now(T0 + 7)), Ok(()));
+        assert_eq!(
+            a.authorize(&ci, false, 8, now(T0 + 8)),
+            Err(AuthError::ReplayedTimestamp)
         );
     }
 
@@ -384,10 +400,10 @@ mod tests {
         let ts = sig.timestamp.unwrap();
         let mut a = auth();
         assert_eq!(
-            a.authorize(&ci, false, now(ts + 121_000)),
+            a.authorize(&ci, false, 7, now(ts + 121_000)),
             Err(AuthError::StaleTimestamp)
         );
-        assert_eq!(a.authorize(&ci, false, now(ts - 1000)), Ok(()));
+        assert_eq!(a.authorize(&ci, false, 7, now(ts - 1000)), Ok(()));
     }
 
     #[test]
@@ -403,8 +419,8 @@ mod tests {
         let ci = CommandInterest::parse(&i).unwrap();
         assert!(ci.signature.is_none() && ci.params.is_some());
         let mut a = auth();
-        assert_eq!(a.authorize(&ci, false, now(T0)), Ok(()));
-        assert_eq!(a.authorize(&ci, true, now(T0)), Err(AuthError::Unsigned));
+        assert_eq!(a.authorize(&ci, false, 7, now(T0)), Ok(()));
+        assert_eq!(a.authorize(&ci, true, 7, now(T0)), Err(AuthError::Unsigned));
         // At most two signer records: the oldest goes.
         for (k, t) in ["/k1", "/k2", "/k3"].iter().zip(1..) {
             a.record(Name::from_uri(k).unwrap(), T0, now(T0 + t));

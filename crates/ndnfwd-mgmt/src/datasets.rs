@@ -68,9 +68,15 @@ impl Dataset {
             Dataset::FaceList => encode_records(&backend.faces()),
             Dataset::FaceChannels => encode_records(&backend.channels()),
             Dataset::FaceQuery => {
-                // The filter is the last name component, as in NFD.
-                let filter = name
+                // The filter is the last name component, as in NFD, or the one before the
+                // ParametersSha256Digest of a signed request (python-ndn's `nfdc face ID`
+                // signs its dataset Interests; NFD answers those 400).
+                let n = name.len();
+                let last = name
                     .last()
+                    .filter(|c| c.typ() != tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+                let filter = last
+                    .or_else(|| name.get(n.checked_sub(2)?))
                     .and_then(|c| tlv::read_single(c.value()).ok())
                     .filter(|e| e.typ == FaceQueryFilter::TLV_TYPE)
                     .ok_or(MalformedFilter)?;

@@ -365,7 +365,7 @@ impl Manager {
         };
         let require_key =
             top == Top::Localhop || self.config.local_trust == LocalTrust::TrustedKeys;
-        let authorized = ci.and_then(|ci| self.auth.authorize(&ci, require_key, now));
+        let authorized = ci.and_then(|ci| self.auth.authorize(&ci, require_key, face.id, now));
         if let Err(e) = authorized {
             *self.counters.unauthorized.entry(e.name()).or_default() += 1;
             let r = ControlResponse::new(403, "authorization rejected");

@@ -600,11 +600,31 @@ fn face_query_status_and_cs_datasets() {
     let mut f = Vec::new();
     filter.encode_to(&mut f);
     let name = n("/localhost/nfd/faces/query").push(f);
-    let i = InterestBuilder::new(name)
+    let i = InterestBuilder::new(name.clone())
         .can_be_prefix(true)
         .encode()
         .unwrap();
     let d = reply(m.handle_interest(&mut b, &i, LOCAL, now(T0)));
+    let d = Data::new_checked(&d).unwrap();
+    let faces: Vec<FaceStatus> = decode_records(d.content().unwrap()).unwrap();
+    assert_eq!(faces.iter().map(|f| f.face_id).collect::<Vec<_>>(), [256]);
+    // The same filter before a ParametersSha256Digest (python-ndn's nfdc signs its requests).
+    let i = InterestBuilder::new(name)
+        .can_be_prefix(true)
+        .app_params(Vec::new())
+        .encode()
+        .unwrap();
+    let last = ndn_packet::interest::Interest::new_checked(&i)
+        .unwrap()
+        .name()
+        .last()
+        .unwrap()
+        .typ();
+    assert_eq!(
+        last,
+        ndn_packet::tlv::tt::PARAMETERS_SHA256_DIGEST_COMPONENT
+    );
+    let d = reply(m.handle_interest(&mut b, &i, LOCAL, now(T0 + 1)));
     let d = Data::new_checked(&d).unwrap();
     let faces: Vec<FaceStatus> = decode_records(d.content().unwrap()).unwrap();
     assert_eq!(faces.iter().map(|f| f.face_id).collect::<Vec<_>>(), [256]);

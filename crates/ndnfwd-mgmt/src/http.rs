@@ -1,5 +1,5 @@
-//! A minimal blocking HTTP/1.1 responder for `GET /metrics` and `GET /status.json`, bound to
-//! 127.0.0.1 and run by the daemon on its own thread.
+//! A minimal blocking HTTP/1.1 responder for `GET /metrics` and `GET /status` (also
+//! `/status.json`), bound to 127.0.0.1 and run by the daemon on its own thread.
 //!
 //! One connection at a time, one request per connection (`Connection: close`). The request head
 //! is bounded (431 beyond [`HttpConfig::max_request_bytes`]), reads and writes time out, and
@@ -42,7 +42,7 @@ impl Default for HttpConfig {
 pub enum Endpoint {
     /// `/metrics`: Prometheus text.
     Metrics,
-    /// `/status.json`: the JSON status document.
+    /// `/status` or `/status.json`: the JSON status document.
     Status,
 }
 
@@ -59,6 +59,8 @@ pub struct HttpStats {
     pub bad_method: u64,
     /// Answered 431 (request head too large).
     pub too_large: u64,
+    /// Answered 503 (the renderer had nothing: the forwarder did not answer in time).
+    pub unavailable: u64,
     /// Closed without an answer: the client was too slow or went away.
     pub aborted: u64,
 }
@@ -101,7 +103,7 @@ fn parse_request(head: &[u8]) -> Request {
     let path = target.split('?').next().unwrap_or(target);
     let endpoint = match path {
         "/metrics" => Endpoint::Metrics,
-        "/status.json" => Endpoint::Status,
+        "/status" | "/status.json" => Endpoint::Status,
         _ => return Request::Error(404),
     };
     Request::Get {
@@ -136,6 +138,7 @@ fn reason(code: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
         _ => "Error",
     }
 }
@@ -163,13 +166,14 @@ fn write_response(
     stream.flush()
 }
 
-/// Serves one request read from `stream`; `render` produces the body of an endpoint. Updates
+/// Serves one request read from `stream`; `render` produces the body of an endpoint (`None`:
+/// answered 503). Updates
 /// `stats`; an I/O error (timeout, reset) is counted as aborted and returned.
 pub fn serve_connection(
     stream: &mut (impl Read + Write),
     config: &HttpConfig,
     stats: &mut HttpStats,
-    render: &mut dyn FnMut(Endpoint) -> String,
+    render: &mut dyn FnMut(Endpoint) -> Option<String>,
 ) -> io::Result<()> {
     let result = (|| {
         let request = match read_head(stream, config.max_request_bytes)? {
@@ -181,7 +185,11 @@ pub fn serve_connection(
                 endpoint,
                 head_only,
             } => {
-                let body = render(endpoint);
+                let Some(body) = render(endpoint) else {
+                    let body = format!("{}\n", reason(503));
+                    write_response(stream, 503, "text/plain; charset=utf-8", &body, head_only)?;
+                    return Ok(503);
+                };
                 let ct = match endpoint {
                     Endpoint::Metrics => "text/plain; version=0.0.4; charset=utf-8",
                     Endpoint::Status => "application/json",
@@ -203,6 +211,7 @@ pub fn serve_connection(
                 400 => stats.bad_request += 1,
                 404 => stats.not_found += 1,
                 405 => stats.bad_method += 1,
+                503 => stats.unavailable += 1,
                 _ => stats.too_large += 1,
             }
             Ok(())
@@ -237,7 +246,10 @@ impl HttpServer {
 
     /// Waits for one connection and serves it. Errors of that connection are counted, not
     /// returned; only a failing listener is an error.
-    pub fn serve_one(&mut self, render: &mut dyn FnMut(Endpoint) -> String) -> io::Result<()> {
+    pub fn serve_one(
+        &mut self,
+        render: &mut dyn FnMut(Endpoint) -> Option<String>,
+    ) -> io::Result<()> {
         self.listener.set_nonblocking(false)?;
         let (stream, _) = self.listener.accept()?;
         self.serve_stream(stream, render);
@@ -247,7 +259,7 @@ impl HttpServer {
     fn serve_stream(
         &mut self,
         mut stream: std::net::TcpStream,
-        render: &mut dyn FnMut(Endpoint) -> String,
+        render: &mut dyn FnMut(Endpoint) -> Option<String>,
     ) {
         let setup = stream
             .set_nonblocking(false)
@@ -265,7 +277,7 @@ impl HttpServer {
     pub fn run(
         &mut self,
         stop: &AtomicBool,
-        render: &mut dyn FnMut(Endpoint) -> String,
+        render: &mut dyn FnMut(Endpoint) -> Option<String>,
     ) -> io::Result<()> {
         self.listener.set_nonblocking(true)?;
         while !stop.load(Ordering::Relaxed) {
@@ -317,8 +329,8 @@ mod tests {
             output: Vec::new(),
         };
         let mut render = |e: Endpoint| match e {
-            Endpoint::Metrics => "m 1\n".to_string(),
-            Endpoint::Status => "{}".to_string(),
+            Endpoint::Metrics => Some("m 1\n".to_string()),
+            Endpoint::Status => Some("{}".to_string()),
         };
         let _ = serve_connection(&mut c, &HttpConfig::default(), stats, &mut render);
         String::from_utf8_lossy(&c.output).into_owned()
@@ -332,6 +344,8 @@ mod tests {
         assert!(r.contains("Content-Length: 4\r\n") && r.ends_with("\r\n\r\nm 1\n"));
         let r = exchange(b"GET /status.json?x=1 HTTP/1.0\n\n", &mut s);
         assert!(r.contains("application/json") && r.ends_with("{}"));
+        let r = exchange(b"GET /status HTTP/1.1\r\n\r\n", &mut s);
+        assert!(r.starts_with("HTTP/1.1 200") && r.ends_with("{}"), "{r}");
         let r = exchange(b"HEAD /metrics HTTP/1.1\r\n\r\n", &mut s);
         assert!(r.ends_with("\r\n\r\n") && r.contains("Content-Length: 4"));
         assert!(exchange(b"POST /metrics HTTP/1.1\r\n\r\n", &mut s).starts_with("HTTP/1.1 405"));
@@ -353,10 +367,20 @@ mod tests {
         assert!(exchange(&big, &mut s).starts_with("HTTP/1.1 431"));
         // A client that sends half a request and hangs up gets nothing.
         assert_eq!(exchange(b"GET /metr", &mut s), "");
+        // Nothing to render (the forwarder did not answer): 503.
+        let mut c = Conn {
+            input: Cursor::new(b"GET /metrics HTTP/1.1\r\n\r\n".to_vec()),
+            output: Vec::new(),
+        };
+        serve_connection(&mut c, &HttpConfig::default(), &mut s, &mut |_| None).unwrap();
+        assert!(c
+            .output
+            .starts_with(b"HTTP/1.1 503 Service Unavailable\r\n"));
         assert_eq!(
             s,
             HttpStats {
-                ok: 3,
+                ok: 4,
+                unavailable: 1,
                 bad_request: 6,
                 not_found: 1,
                 bad_method: 1,
@@ -385,7 +409,7 @@ mod tests {
             c.read_to_string(&mut out).unwrap();
             (sink, out)
         });
-        let mut render = |_| "ndnfwd_up 1\n".to_string();
+        let mut render = |_| Some("ndnfwd_up 1\n".to_string());
         server.serve_one(&mut render).unwrap();
         server.serve_one(&mut render).unwrap();
         let (sink, out) = client.join().unwrap();

@@ -146,7 +146,7 @@ pub fn render_metrics(backend: &dyn MgmtBackend, counters: &MgmtCounters) -> Str
     render_prometheus(&samples)
 }
 
-/// The JSON status document served at `/status.json`.
+/// The JSON status document served at `/status`.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusDocument {
     /// Version, uptime and global counters.

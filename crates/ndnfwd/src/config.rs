@@ -53,6 +53,7 @@ struct File {
     tables: Tables,
     dataplane: Dataplane,
     management: Management,
+    metrics: Metrics,
     #[serde(default)]
     face: Vec<FaceEntry>,
     #[serde(default)]
@@ -123,6 +124,13 @@ struct Management {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct Metrics {
+    enabled: bool,
+    port: u16,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FaceEntry {
     remote: String,
     local: Option<String>,
@@ -147,6 +155,8 @@ pub struct Config {
     pub unix: Option<PathBuf>,
     /// Whether `unix` is the shipped default (an unprivileged run may then fall back).
     pub unix_is_default: bool,
+    /// Port of the metrics HTTP endpoint on 127.0.0.1 (`None`: disabled; 0: any free port).
+    pub metrics_port: Option<u16>,
     /// Everything else, ready for the data plane (the Unix listener is added by `run`).
     pub dataplane: DataplaneConfig,
 }
@@ -379,6 +389,7 @@ fn build(f: File, user: &toml::Table) -> Result<Config, ConfigError> {
         log_level,
         unix,
         unix_is_default,
+        metrics_port: f.metrics.enabled.then_some(f.metrics.port),
         dataplane: dp,
     })
 }
@@ -397,6 +408,20 @@ mod tests {
         assert_eq!(c.dataplane.faces.udp_mtu, 1452);
         assert_eq!(c.dataplane.fib.lpm.algorithm, LpmAlgorithm::BinarySearch);
         assert_eq!(c.log_level, log::LevelFilter::Info);
+        assert_eq!(c.metrics_port, Some(9363));
+    }
+
+    #[test]
+    fn metrics_port_zero_and_disabled() {
+        assert_eq!(parse("[metrics]\nport = 0").unwrap().metrics_port, Some(0));
+        assert_eq!(
+            parse("[metrics]\nenabled = false").unwrap().metrics_port,
+            None
+        );
+        assert_eq!(
+            parse("[metrics]\nport = 70000").unwrap_err().key,
+            "metrics.port"
+        );
     }
 
     #[test]

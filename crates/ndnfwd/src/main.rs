@@ -11,6 +11,8 @@ mod alloc;
 mod bench;
 mod bench_offload;
 mod config;
+mod ctl;
+mod ctl_face;
 mod gen;
 mod run;
 
@@ -32,6 +34,9 @@ enum Command {
     Bench(bench::Bench),
     /// Run the forwarder (exit code 2 for a bad configuration).
     Run(run::RunArgs),
+    /// NFD management: status, faces, routes, FIB, strategies, content store (tables, or JSON
+    /// with --json; exit 1 when the forwarder refuses, 3 when it cannot be reached).
+    Ctl(ctl::CtlArgs),
     /// Minimal traffic generator: a consumer and a producer that talk to a forwarder.
     #[command(subcommand)]
     Gen(gen::Gen),
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Bench(b) => bench::run(b),
         Command::Run(r) => return run::main(r),
+        Command::Ctl(c) => return ctl::main(c),
         Command::Gen(g) => return gen::main(g),
     };
     match result {

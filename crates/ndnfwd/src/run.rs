@@ -1,5 +1,7 @@
 //! `ndnfwd run`: load the configuration, open the listeners, start the data plane, and run
-//! until SIGINT or SIGTERM. SIGUSR1 writes the status file. Logs are `key=value` lines on
+//! until SIGINT or SIGTERM. SIGUSR1 writes the status file. With `[metrics]` enabled, a thread
+//! serves Prometheus text at `/metrics` and the JSON status at `/status` on 127.0.0.1 (its
+//! address is printed as `METRICS=http://...` before the `NDN_CLIENT_TRANSPORT` line). Logs are `key=value` lines on
 //! stderr, one stable `event=` key per kind of line.
 //!
 //! Exit codes: 0 after a clean shutdown, 1 when the forwarder cannot start, 2 for a bad
@@ -14,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use ndnfwd_dataplane::{Dataplane, ListenerSpec};
+use ndnfwd_mgmt::http::{HttpConfig, HttpServer};
 
 use crate::config::{self, Config};
 
@@ -78,18 +81,62 @@ fn unix_path(cfg: &Config) -> Option<(PathBuf, bool)> {
     if !cfg.unix_is_default || path.parent().is_none_or(writable_dir) {
         return Some((path, false));
     }
+    Some((fallback_unix_path(), true))
+}
+
+/// Where an unprivileged run listens when it cannot write the default socket's directory:
+/// `$XDG_RUNTIME_DIR/ndnfwd.sock`, else `<tmp>/ndnfwd-<uid>.sock`. `ndnfwd ctl` looks there too.
+pub fn fallback_unix_path() -> PathBuf {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|d| d.is_absolute() && writable_dir(d));
-    let fallback = match runtime {
+    match runtime {
         Some(d) => d.join("ndnfwd.sock"),
         None => {
             use std::os::unix::fs::MetadataExt as _;
             let uid = std::fs::metadata("/proc/self").map_or(0, |m| m.uid());
             std::env::temp_dir().join(format!("ndnfwd-{uid}.sock"))
         }
+    }
+}
+
+/// How long the HTTP responder waits for the control stage to render a page.
+const RENDER_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Serves `/metrics` and `/status` on 127.0.0.1:`port` from its own thread until `stop`.
+/// A port that cannot be bound is logged, not fatal: forwarding does not depend on it.
+fn start_metrics(
+    port: u16,
+    dp: &Dataplane,
+    stop: &Arc<AtomicBool>,
+) -> Option<std::thread::JoinHandle<()>> {
+    let mut server = match HttpServer::bind(port, HttpConfig::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            log::warn!("event=metrics_unavailable port={port} error=\"{e}\"");
+            return None;
+        }
     };
-    Some((fallback, true))
+    let addr = server.local_addr().ok()?;
+    println!("METRICS=http://{addr}/metrics");
+    log::info!("event=metrics_listening addr={addr}");
+    let renderer = dp.renderer();
+    let stop = Arc::clone(stop);
+    let spawned = std::thread::Builder::new()
+        .name("ndnfwd-metrics".into())
+        .spawn(move || {
+            let mut render = |e| renderer.render(e, RENDER_TIMEOUT);
+            if let Err(e) = server.run(&stop, &mut render) {
+                log::error!("event=metrics_failed error=\"{e}\"");
+            }
+        });
+    match spawned {
+        Ok(h) => Some(h),
+        Err(e) => {
+            log::warn!("event=metrics_unavailable port={port} error=\"{e}\"");
+            None
+        }
+    }
 }
 
 /// Runs the forwarder; returns the process exit code.
@@ -144,6 +191,10 @@ pub fn main(args: RunArgs) -> ExitCode {
         for l in &cfg.dataplane.listeners {
             println!("listener {l:?}");
         }
+        match cfg.metrics_port {
+            Some(port) => println!("metrics 127.0.0.1:{port}"),
+            None => println!("metrics disabled"),
+        }
         println!("configuration ok");
         return ExitCode::SUCCESS;
     }
@@ -177,6 +228,10 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let metrics_stop = Arc::new(AtomicBool::new(false));
+    let metrics = cfg
+        .metrics_port
+        .and_then(|port| start_metrics(port, &dp, &metrics_stop));
     if let Some((p, _)) = &unix {
         // Apps (python-ndn, ndn-cxx, ndnfwd gen) find the forwarder through this variable
         // when it does not listen at the default path.
@@ -199,6 +254,10 @@ pub fn main(args: RunArgs) -> ExitCode {
         std::thread::sleep(Duration::from_millis(20));
     }
     log::info!("event=stopping");
+    metrics_stop.store(true, Ordering::Relaxed);
+    if let Some(h) = metrics {
+        let _ = h.join();
+    }
     // The listener removes its socket file when the face table is dropped.
     dp.shutdown();
     log::info!("event=stopped");

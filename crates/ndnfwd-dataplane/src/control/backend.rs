@@ -554,6 +554,23 @@ impl MgmtBackend for Backend<'_> {
                 );
             }
         }
+        let c = self.st.stats;
+        for (key, v) in [
+            ("mgmt_interests", c.mgmt_interests),
+            ("mgmt_reply_dropped", c.mgmt_reply_dropped),
+            ("internal_non_interest", c.internal_non_interest),
+            ("static_failures", c.static_failures),
+        ] {
+            out.push(
+                Sample::new(
+                    "ndnfwd_control_events_total",
+                    "Control stage events and drops by stable key",
+                    MetricKind::Counter,
+                    v,
+                )
+                .label("key", key),
+            );
+        }
         for (i, s) in self.st.io_stats.iter().enumerate() {
             for (key, v) in s.iter() {
                 out.push(

@@ -16,7 +16,7 @@ mod plane;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,6 +26,7 @@ use ndn_packet::{FaceId, Name};
 use ndnfwd_face::info::FACEID_INTERNAL;
 use ndnfwd_face::{FaceCounters, FaceInfo, FaceUri, Persistency};
 use ndnfwd_fib::{Rib, Route, RouteFlags};
+use ndnfwd_mgmt::http::Endpoint;
 use ndnfwd_mgmt::records::{FaceEventKind, FaceEventNotification};
 use ndnfwd_mgmt::{Manager, MgmtConfig, Now, Outcome, RequestFace};
 
@@ -64,6 +65,13 @@ pub enum ControlMsg {
     Interest(TxPacket),
     /// Write the status file now.
     DumpStatus,
+    /// Render a metrics endpoint (for the HTTP responder) and send the text back.
+    Render {
+        /// What to render.
+        endpoint: Endpoint,
+        /// Where the text goes.
+        reply: Sender<String>,
+    },
     /// Stop (threaded mode).
     Shutdown,
 }
@@ -81,6 +89,30 @@ pub(crate) struct FaceRecord {
 pub(crate) struct WorkerView {
     pub(crate) snapshot: Arc<Mutex<WorkerSnapshot>>,
     pub(crate) stats: Arc<WorkerStats>,
+}
+
+/// Asks a running control stage for the metrics text or the status document, from any thread
+/// (the daemon's HTTP responder).
+#[derive(Debug, Clone)]
+pub struct Renderer {
+    control: Sender<ControlMsg>,
+}
+
+impl Renderer {
+    /// A renderer talking to the control stage through `control`.
+    pub(crate) fn new(control: Sender<ControlMsg>) -> Self {
+        Self { control }
+    }
+
+    /// The text of `endpoint`, or `None` when the control stage does not answer within
+    /// `timeout` (stopped, or busy with a slow job).
+    pub fn render(&self, endpoint: Endpoint, timeout: Duration) -> Option<String> {
+        let (reply, rx) = mpsc::channel();
+        self.control
+            .send(ControlMsg::Render { endpoint, reply })
+            .ok()?;
+        rx.recv_timeout(timeout).ok()
+    }
 }
 
 /// Control-stage counters.
@@ -369,6 +401,13 @@ impl ControlStage {
             ControlMsg::FaceRemoved { id } => self.on_face_removed(id),
             ControlMsg::Interest(tx) => self.on_mgmt_interest(tx, plane),
             ControlMsg::DumpStatus => self.write_status(plane),
+            ControlMsg::Render { endpoint, reply } => {
+                let text = match endpoint {
+                    Endpoint::Metrics => self.metrics_text(plane),
+                    Endpoint::Status => self.status_json(plane),
+                };
+                let _ = reply.send(text);
+            }
             ControlMsg::Shutdown => {}
         }
     }
@@ -453,6 +492,13 @@ impl ControlStage {
         let counters = self.manager.counters().clone();
         let be = Backend::new(&mut self.state, plane);
         backend::status_json(&be, &counters)
+    }
+
+    /// The Prometheus text: faces, workers, I/O stages, the control stage and management.
+    pub fn metrics_text(&mut self, plane: &mut dyn Plane) -> String {
+        let counters = self.manager.counters().clone();
+        let be = Backend::new(&mut self.state, plane);
+        ndnfwd_mgmt::metrics::render_metrics(&be, &counters)
     }
 
     /// Writes the status file, if one is configured (atomically: temporary file and rename).

@@ -84,6 +84,17 @@ impl Drop for Proc {
 /// `ndnfwd run --config <cfg>` (inside `netns` when given); returns once it printed its
 /// NDN_CLIENT_TRANSPORT line (it is up), or panics after 10 s.
 pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
+    daemon_lines(name, netns, cfg, log).0
+}
+
+/// [`daemon`], also returning what it printed on stdout up to its NDN_CLIENT_TRANSPORT line
+/// (the METRICS=http://... line comes before it).
+pub fn daemon_lines(
+    name: &str,
+    netns: Option<&str>,
+    cfg: &Path,
+    log: &Path,
+) -> (Proc, Vec<String>) {
     let mut cmd = match netns {
         Some(ns) => {
             let mut c = Command::new("ip");
@@ -101,9 +112,12 @@ pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
+        let mut head = Vec::new();
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.starts_with("NDN_CLIENT_TRANSPORT=") {
-                let _ = tx.send(line);
+            let up = line.starts_with("NDN_CLIENT_TRANSPORT=");
+            head.push(line);
+            if up {
+                let _ = tx.send(core::mem::take(&mut head));
             }
         }
     });
@@ -111,11 +125,13 @@ pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
         child,
         name: name.to_owned(),
     };
-    if rx.recv_timeout(Duration::from_secs(10)).is_err() {
-        let log = std::fs::read_to_string(log).unwrap_or_default();
-        panic!("daemon {name} did not start:\n{log}");
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(lines) => (p, lines),
+        Err(_) => {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("daemon {name} did not start:\n{log}");
+        }
     }
-    p
 }
 
 /// `ndnfwd gen producer` in the background.
