@@ -11,6 +11,7 @@ mod alloc;
 mod bench;
 mod config;
 mod gen;
+mod reload;
 mod run;
 
 #[global_allocator]
