@@ -1,6 +1,7 @@
 //! NFD management for the fault and churn tests: a [`Client`] whose exchange writes one
 //! command Interest to the daemon's Unix socket and reads frames until the Data (or Nack) that
 //! answers it. Included with `#[path]` by the tests that need it.
+#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -12,7 +13,7 @@ use ndn_packet::{decode_link_packet, Name};
 use ndnfwd_mgmt::client::{Client, ExchangeError, Signing};
 
 /// One TLV frame from a stream.
-fn read_frame(s: &mut UnixStream) -> Result<Vec<u8>, ExchangeError> {
+pub fn read_frame(s: &mut UnixStream) -> Result<Vec<u8>, ExchangeError> {
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => ExchangeError::Timeout,
         k => ExchangeError::Io(k),
@@ -36,9 +37,7 @@ fn read_frame(s: &mut UnixStream) -> Result<Vec<u8>, ExchangeError> {
 
 /// A management client over a new Unix-socket face to the daemon at `sock` (unsigned
 /// commands: accepted from local faces).
-pub fn client(
-    sock: &Path,
-) -> Client<impl FnMut(&[u8]) -> Result<Vec<u8>, ExchangeError>> {
+pub fn client(sock: &Path) -> Client<impl FnMut(&[u8]) -> Result<Vec<u8>, ExchangeError>> {
     let mut s = UnixStream::connect(sock).expect("connect to the daemon");
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let exchange = move |interest: &[u8]| -> Result<Vec<u8>, ExchangeError> {
