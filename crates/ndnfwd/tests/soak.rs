@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use common::*;
 
 /// RSS growth allowed after warm-up. Tables are allocated once but their pages are touched
-/// lazily, so the CS and PIT are kept small enough to be filled during warm-up.
+/// lazily, so the CS is kept small enough to be filled during warm-up, and every round's names
+/// (dispatched on three components) may land on either worker.
 const RSS_TOLERANCE_KIB: u64 = 4096;
 
 fn rss_kib(pid: u32) -> u64 {
@@ -48,7 +49,8 @@ fn soak_config(dir: &TempDir) -> std::path::PathBuf {
         "[log]\nlevel = \"warn\"\n\
          [threads]\nmode = \"multi\"\nworkers = 2\n\
          [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-         [tables]\npit_capacity = 4096\ncs_capacity = 2048\ncs_capacity_mb = 8\n\
+         [tables]\npit_capacity = 4096\ncs_capacity = 512\ncs_capacity_mb = 8\n\
+         [dataplane]\ndispatch_prefix_len = 3\n\
          [management]\nstatus_file = \"{}\"\n",
         dir.path("nfd.sock").display(),
         dir.path("status.json").display()
