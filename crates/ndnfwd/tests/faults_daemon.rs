@@ -31,7 +31,14 @@ fn background_consumer(sock: &std::path::Path, name: &str, count: u64) -> Proc {
     let child = Command::new(BIN)
         .args(["gen", "consumer", "--connect"])
         .arg(format!("unix://{}", sock.display()))
-        .args(["--name", name, "--count", &count.to_string(), "--window", "32"])
+        .args([
+            "--name",
+            name,
+            "--count",
+            &count.to_string(),
+            "--window",
+            "32",
+        ])
         .args(["--lifetime", "1000"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -45,7 +52,9 @@ fn background_consumer(sock: &std::path::Path, name: &str, count: u64) -> Proc {
 }
 
 fn in_interests(s: &serde_json::Value) -> u64 {
-    s["status"]["general"]["n_in_interests"].as_u64().unwrap_or(0)
+    s["status"]["general"]["n_in_interests"]
+        .as_u64()
+        .unwrap_or(0)
 }
 
 const CYCLES: u32 = 10_000;
@@ -64,7 +73,10 @@ fn ten_thousand_face_create_destroy_cycles() {
         let uri = format!("udp4://127.0.0.1:{}", 20_000 + i % 2000);
         let r = c.face_create(&uri, None).expect("faces/create answered");
         assert_eq!(r.code, 200, "cycle {i}: {r:?}");
-        let id = r.body.and_then(|b| b.face_id).expect("FaceId in the answer");
+        let id = r
+            .body
+            .and_then(|b| b.face_id)
+            .expect("FaceId in the answer");
         let r = c
             .face_destroy(u32::try_from(id).unwrap())
             .expect("faces/destroy answered");
@@ -165,7 +177,10 @@ fn full_worker_ring_is_counted_and_recovers() {
         let s = status(&d, &path);
         overflowed = sum_io(&s, "input_ring_full");
         if overflowed > 0 {
-            println!("{{\"rounds\":{},\"input_ring_full\":{overflowed}}}", round + 1);
+            println!(
+                "{{\"rounds\":{},\"input_ring_full\":{overflowed}}}",
+                round + 1
+            );
             break;
         }
     }
