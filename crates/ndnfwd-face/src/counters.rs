@@ -16,6 +16,9 @@ pub enum DropReason {
     BadLp,
     /// The network packet is not exactly one Interest or Data TLV.
     BadPacket,
+    /// The network packet is larger than [`crate::MAX_PACKET_LEN`] (NDN's 8800 bytes; a frame
+    /// may be a little larger for its link headers, its packet may not).
+    PacketTooLarge,
     /// NextHopFaceId on a face whose local fields are disabled (NFD drops these).
     LocalFieldsDisabled,
     /// A fragment without Sequence, with a FragCount over the limit or changed, a duplicate,
@@ -40,9 +43,10 @@ pub enum DropReason {
 
 impl DropReason {
     /// Every reason, in counter order.
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 12] = [
         Self::BadLp,
         Self::BadPacket,
+        Self::PacketTooLarge,
         Self::LocalFieldsDisabled,
         Self::BadFragment,
         Self::ReassemblyTimeout,
@@ -59,6 +63,7 @@ impl DropReason {
         match self {
             Self::BadLp => "bad_lp",
             Self::BadPacket => "bad_packet",
+            Self::PacketTooLarge => "packet_too_large",
             Self::LocalFieldsDisabled => "local_fields_disabled",
             Self::BadFragment => "bad_fragment",
             Self::ReassemblyTimeout => "reassembly_timeout",

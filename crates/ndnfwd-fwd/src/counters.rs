@@ -59,6 +59,9 @@ counters! {
     retx_suppressed,
     /// PIT full: answered with Nack Congestion.
     pit_full,
+    /// The face holds its quota of PIT entries (`EngineConfig::pit_face_quota`): answered with
+    /// Nack Congestion.
+    pit_face_quota,
     /// No eligible nexthop: answered with Nack NoRoute.
     no_route,
     /// Drop: NextHopFaceId named an unknown face.

@@ -35,6 +35,7 @@ use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
 use crate::face::{FaceInfo, FaceTable};
 use crate::pool::{TxBuffers, DEFAULT_CHUNK};
+use crate::quota::FaceQuota;
 use crate::strategy::{
     full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
     StrategyError, StrategyId, MAX_FANOUT,
@@ -109,6 +110,8 @@ pub struct EngineConfig {
     pub tx_chunk_bytes: usize,
     /// Seed of the Nonces the engine adds to Interests that arrive without one.
     pub nonce_seed: u64,
+    /// Most PIT entries one face may hold (0: no per-face limit); see `quota`.
+    pub pit_face_quota: u32,
 }
 
 impl Default for EngineConfig {
@@ -118,6 +121,7 @@ impl Default for EngineConfig {
             prefetch: PrefetchMode::default(),
             tx_chunk_bytes: DEFAULT_CHUNK,
             nonce_seed: 0x6e64_6e66_7764,
+            pit_face_quota: 0,
         }
     }
 }
@@ -208,6 +212,7 @@ pub(crate) struct Core {
     /// Scratch for `Pcct::purge_face` (entries left without a pending upstream; they expire).
     orphans: Vec<PitHandle>,
     pub(crate) actions: Actions,
+    pub(crate) quota: FaceQuota,
     nonce_state: u64,
 }
 
@@ -255,6 +260,7 @@ impl Engine {
             expired: Vec::with_capacity(256),
             orphans: Vec::new(),
             actions: Actions::new(),
+            quota: FaceQuota::new(cfg.pit_face_quota),
             nonce_state: cfg.nonce_seed | 1,
         };
         Ok(Self {
@@ -282,6 +288,7 @@ impl Engine {
         let info = self.core.faces.remove(id);
         self.core.orphans.clear();
         self.core.pcct.purge_face(now, id, &mut self.core.orphans);
+        self.core.quota.remove_face(id);
         info
     }
 

@@ -58,6 +58,7 @@ pub mod face;
 mod pipeline;
 mod pool;
 mod prefetch;
+mod quota;
 #[allow(unsafe_code)]
 mod raw;
 pub mod strategy;

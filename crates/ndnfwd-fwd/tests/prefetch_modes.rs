@@ -201,6 +201,7 @@ fn every_mode_forwards_identically() {
                 | "localhost_violation_in"
                 | "localhost_violation_out"
                 | "pit_full"
+                | "pit_face_quota"
                 | "next_hop_unknown"
                 | "out_records_full"
                 | "nack_multi_access"

@@ -95,6 +95,7 @@ struct Faces {
 #[serde(deny_unknown_fields)]
 struct Tables {
     pit_capacity: u32,
+    pit_face_quota: u32,
     cs_capacity: u32,
     cs_capacity_mb: u64,
     cs_policy: String,
@@ -295,6 +296,7 @@ fn build(f: File, user: &toml::Table) -> Result<Config, ConfigError> {
     })?;
     let m = range("tables.fib_m", usize::from(t.fib_m), 1, MAX_DEPTH)?;
     let pit = range("tables.pit_capacity", t.pit_capacity, 16, 1 << 28)?;
+    let quota = range("tables.pit_face_quota", t.pit_face_quota, 0, pit)?;
     let cs = range("tables.cs_capacity", t.cs_capacity, 0, 1 << 28)?;
     let fib_cap = range("tables.fib_capacity", t.fib_capacity, 16, 1 << 30)?;
 
@@ -328,6 +330,7 @@ fn build(f: File, user: &toml::Table) -> Result<Config, ConfigError> {
         ..DataplaneConfig::default()
     };
     dp.engine.pcct.pit_capacity = pit;
+    dp.engine.pit_face_quota = quota;
     dp.engine.pcct.cs_capacity_packets = cs;
     dp.engine.pcct.cs_capacity_bytes = t.cs_capacity_mb.saturating_mul(1 << 20);
     dp.engine.pcct.cs_policy = cs_policy;
@@ -481,6 +484,10 @@ mod tests {
                 "face.local",
             ),
             ("[tables]\npit_capacity = \"big\"", "tables.pit_capacity"),
+            (
+                "[tables]\npit_capacity = 64\npit_face_quota = 65",
+                "tables.pit_face_quota",
+            ),
         ];
         for (text, key) in cases {
             let e = parse(text).expect_err(text);

@@ -14,6 +14,7 @@ mod config;
 mod ctl;
 mod ctl_face;
 mod gen;
+mod reload;
 mod run;
 
 #[global_allocator]

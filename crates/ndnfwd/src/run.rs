@@ -1,7 +1,8 @@
 //! `ndnfwd run`: load the configuration, open the listeners, start the data plane, and run
-//! until SIGINT or SIGTERM. SIGUSR1 writes the status file. With `[metrics]` enabled, a thread
-//! serves Prometheus text at `/metrics` and the JSON status at `/status` on 127.0.0.1 (its
-//! address is printed as `METRICS=http://...` before the `NDN_CLIENT_TRANSPORT` line). Logs are `key=value` lines on
+//! until SIGINT or SIGTERM. SIGUSR1 writes the status file; SIGHUP reloads the configuration
+//! file (see `reload`). With `[metrics]` enabled, a thread serves Prometheus text at `/metrics`
+//! and the JSON status at `/status` on 127.0.0.1 (its address is printed as
+//! `METRICS=http://...` before the `NDN_CLIENT_TRANSPORT` line). Logs are `key=value` lines on
 //! stderr, one stable `event=` key per kind of line.
 //!
 //! Exit codes: 0 after a clean shutdown, 1 when the forwarder cannot start, 2 for a bad
@@ -38,14 +39,12 @@ pub struct RunArgs {
     print_default_config: bool,
 }
 
-/// key=value lines on stderr.
-struct Logger {
-    level: log::LevelFilter,
-}
+/// key=value lines on stderr, at `log::max_level()` (a SIGHUP reload may change it).
+struct Logger;
 
 impl log::Log for Logger {
     fn enabled(&self, m: &log::Metadata<'_>) -> bool {
-        m.level() <= self.level
+        m.level() <= log::max_level()
     }
 
     fn log(&self, r: &log::Record<'_>) {
@@ -165,11 +164,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     if let Some(p) = args.status_file {
         cfg.dataplane.status_file = Some(p);
     }
-    // Installed once for the life of the process.
-    let logger: &'static Logger = Box::leak(Box::new(Logger {
-        level: cfg.log_level,
-    }));
-    let _ = log::set_logger(logger);
+    let _ = log::set_logger(&Logger);
     log::set_max_level(cfg.log_level);
 
     let unix = unix_path(&cfg);
@@ -201,10 +196,13 @@ pub fn main(args: RunArgs) -> ExitCode {
 
     let term = Arc::new(AtomicBool::new(false));
     let usr1 = Arc::new(AtomicBool::new(false));
+    let hup = Arc::new(AtomicBool::new(false));
+    let mut reloader = crate::reload::Reloader::new(args.config.clone(), &text);
     for (sig, flag) in [
         (signal_hook::consts::SIGINT, &term),
         (signal_hook::consts::SIGTERM, &term),
         (signal_hook::consts::SIGUSR1, &usr1),
+        (signal_hook::consts::SIGHUP, &hup),
     ] {
         if let Err(e) = signal_hook::flag::register(sig, Arc::clone(flag)) {
             eprintln!("ndnfwd: cannot install signal handler: {e}");
@@ -250,6 +248,9 @@ pub fn main(args: RunArgs) -> ExitCode {
     while !term.load(Ordering::Relaxed) {
         if usr1.swap(false, Ordering::Relaxed) {
             dp.dump_status();
+        }
+        if hup.swap(false, Ordering::Relaxed) {
+            reloader.reload();
         }
         std::thread::sleep(Duration::from_millis(20));
     }

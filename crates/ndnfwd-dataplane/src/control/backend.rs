@@ -638,9 +638,19 @@ pub(crate) fn status_json(be: &Backend<'_>, mgmt: &MgmtCounters) -> String {
             serde_json::Value::Object(m)
         })
         .collect();
+    // Face-layer drops by stable reason, summed over the faces that exist now.
+    let mut face_drops = serde_json::Map::new();
+    for f in be.st.faces.values() {
+        for (reason, n) in f.counters.snapshot().drop_counts() {
+            let total = face_drops.get(reason).and_then(serde_json::Value::as_u64);
+            face_drops.insert(reason.to_owned(), (total.unwrap_or(0) + n).into());
+        }
+    }
     let v = serde_json::json!({
         "status": doc,
-        "dataplane": { "workers": workers, "io": io, "control": be.st.stats },
+        "dataplane": {
+            "workers": workers, "io": io, "control": be.st.stats, "face_drops": face_drops,
+        },
     });
     serde_json::to_string_pretty(&v).unwrap_or_else(|_| "{}".into())
 }

@@ -193,6 +193,10 @@ impl LinkService {
         fields: RxFields,
         counters: &FaceCounters,
     ) -> Option<RxPacket> {
+        if wire.len() > crate::MAX_PACKET_LEN {
+            counters.drop(DropReason::PacketTooLarge);
+            return None;
+        }
         let mut lp = fields.lp;
         let cache_policy = fields.cache_policy.is_some();
         let kind = match (single_tlv_type(&wire), lp.nack) {

@@ -206,6 +206,19 @@ fn streams_never_fragment() {
     assert_eq!(snap(&c).drops(DropReason::TxOverMtu), 1);
 }
 
+#[test]
+fn packets_over_the_ndn_maximum_are_dropped() {
+    let c = FaceCounters::default();
+    let mut ls = service(None, false);
+    let at_max = data(crate::MAX_PACKET_LEN - 64);
+    assert!(at_max.len() <= crate::MAX_PACKET_LEN);
+    assert!(rx(&mut ls, &c, at_max).is_some());
+    let over = data(crate::MAX_PACKET_LEN);
+    assert!(over.len() > crate::MAX_PACKET_LEN && over.len() <= crate::MAX_FRAME_LEN);
+    assert!(rx(&mut ls, &c, over).is_none());
+    assert_eq!(snap(&c).drops(DropReason::PacketTooLarge), 1);
+}
+
 /// Sends `wire` with a PIT token through an MTU and returns the frames.
 fn fragments(mtu: usize, wire: &Bytes) -> Vec<Bytes> {
     let c = FaceCounters::default();

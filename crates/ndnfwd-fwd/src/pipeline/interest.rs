@@ -78,6 +78,12 @@ impl Core {
             Some(n) => u32::from_be_bytes(n),
             None => self.next_nonce(),
         };
+        if !self.quota.admit(&self.pcct, rx.face) {
+            self.counters.pit_face_quota += 1;
+            let token = rx.lp.pit_token;
+            self.on_outgoing_nack(rx.face, token, NackReason::Congestion, &rx.wire, 0, out);
+            return;
+        }
         let outcome = self.pcct.on_interest(
             now,
             &interest_info(interest, hashes, fh, nonce, rx),
@@ -97,6 +103,7 @@ impl Core {
             InterestOutcome::CsHit { data } => self.on_content_store_hit(&inc, data, out),
             InterestOutcome::NewPit { pit } => {
                 self.counters.cs_miss += 1;
+                self.quota.created(rx.face, pit);
                 self.on_content_store_miss(now, &inc, pit, true, out, laps);
             }
             InterestOutcome::Aggregated { pit, forward } => {
