@@ -31,7 +31,7 @@ enum Command {
     Bench(bench::Bench),
     /// Run the forwarder (exit code 2 for a bad configuration).
     Run(run::RunArgs),
-    /// Minimal traffic generator: a consumer and a producer that talk to a forwarder.
+    /// Traffic generator: consumers and producers that talk to a forwarder over any face.
     #[command(subcommand)]
     Gen(gen::Gen),
 }

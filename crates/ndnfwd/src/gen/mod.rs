@@ -1,51 +1,60 @@
-//! `ndnfwd gen consumer|producer`: a minimal traffic generator that talks to a forwarder as an
-//! application does, over a Unix, TCP or UDP face (ndnfwd or NFD).
+//! `ndnfwd gen consumer|producer`: a traffic generator that talks to a forwarder as applications
+//! do, over any face ndnfwd opens (Unix, TCP, UDP, Ethernet), so it can drive ndnfwd, NFD or NDNd.
 //!
-//! - `producer` registers its prefix with `rib/register` (NFD management, python-ndn's signed
-//!   command form, so NFD accepts it too) and answers every Interest under it with a Data of
-//!   `--payload` bytes signed with DigestSha256, until `--count` Interests are served or it is
-//!   interrupted; it prints `{"served": N, ...}`.
-//! - `consumer` fetches `--name` (`--count 1`) or `<name>/seq=<i>` for i in 0..count, keeping
-//!   `--window` Interests outstanding, and prints a JSON summary: received, nacks by reason,
-//!   timeouts, RTT percentiles. Exit code 0 when everything was received, 1 otherwise.
+//! - `consumer`: weighted name patterns (`--pattern prefix=/a,weight=3,suffix=seq,cbp=0.1,mbf=0.5`,
+//!   or `--name` for one), window (closed-loop, `--window`) or fixed-rate (`--rate`) pacing,
+//!   `--threads` threads each with its own face, a live rate line on stderr every
+//!   `--interval-ms`, and a JSON summary on stdout: Data, Nacks by reason, timeouts/losses, an
+//!   HDR histogram of RTTs, per-pattern counts. All per-Interest state travels in the PIT token
+//!   ([`ndnfwd_workload::GenToken`]), so the generator keeps no table. Exit code 0 when every
+//!   Interest brought Data.
+//! - `producer`: registers its patterns' prefixes (`rib/register`, NFD's signed command form) or,
+//!   with `--listen`, accepts a consumer directly (generator self-test, no forwarder), and answers
+//!   per pattern (`--pattern prefix=/a,reply=data|nack:REASON|silence,payload=N,freshness=MS`)
+//!   with DigestSha256-signed Data, Nacks or silence.
 //!
-//! Our PIT token on every Interest carries its index, so answers are matched without name
-//! lookups (the forwarder echoes downstream tokens).
+//! The pattern, weighting and token logic lives in `ndnfwd-workload` (`traffic`); this module
+//! moves packets and prints.
 
-use std::collections::{BTreeMap, HashMap};
+mod client;
+mod consumer;
+mod producer;
+mod stats;
+
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndn_packet::data::Data;
-use ndn_packet::interest::Interest;
-use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
-use ndn_packet::tlv::tt;
-use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
-use ndnfwd_face::{FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, Persistency};
-use ndnfwd_mgmt::client::{parse_command_response, CommandSigner, Signing};
-use ndnfwd_mgmt::ControlParameters;
+use ndn_packet::Name;
+use ndnfwd_workload::{ConsumerPattern, PatternMix, ProducerPattern, Reply, Suffix};
 use serde_json::json;
+
+use client::{Client, Endpoint};
+use consumer::{Pace, Plan};
+use stats::{Live, Tally};
 
 /// `ndnfwd gen` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Gen {
-    /// Fetch named Data and print a JSON summary.
+    /// Send Interests and print a JSON summary.
     Consumer(ConsumerArgs),
-    /// Register a prefix and answer Interests under it.
+    /// Register prefixes and answer Interests under them.
     Producer(ProducerArgs),
 }
 
-/// Where to reach the forwarder.
+/// Where each thread's face goes.
 #[derive(Args, Debug)]
 pub struct Connect {
-    /// Face URI of the forwarder: unix:///path, tcp4://host:port, udp4://host:port. Default:
-    /// $NDN_CLIENT_TRANSPORT, else unix:///run/nfd/nfd.sock.
+    /// Face URI of the forwarder: unix:///path, tcp4://host:port, udp4://host:port,
+    /// ether://[MAC] (with --local). Default: $NDN_CLIENT_TRANSPORT, else
+    /// unix:///run/nfd/nfd.sock.
     #[arg(long)]
     connect: Option<String>,
+    /// Local interface of an ether:// face: dev://IFNAME.
+    #[arg(long)]
+    local: Option<String>,
 }
 
 /// Arguments of `gen consumer`.
@@ -53,24 +62,46 @@ pub struct Connect {
 pub struct ConsumerArgs {
     #[command(flatten)]
     connect: Connect,
-    /// Name to fetch (with --count > 1, a SequenceNum component i is appended).
+    /// One name to fetch (with --count > 1, a SequenceNum component is appended).
     #[arg(long)]
-    name: String,
-    /// Interests to send.
+    name: Option<String>,
+    /// A weighted name pattern, repeatable:
+    /// prefix=/a[,weight=N][,suffix=seq|random|none|real:PATH][,cbp=RATIO][,mbf=RATIO].
+    #[arg(long)]
+    pattern: Vec<String>,
+    /// Interests to send in all (default 1, or unlimited with --duration).
+    #[arg(long)]
+    count: Option<u64>,
+    /// Stop sending after this many seconds.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Interests outstanding at once, per thread (window mode).
     #[arg(long, default_value_t = 1)]
-    count: u64,
-    /// Interests outstanding at once.
+    window: u32,
+    /// Fixed-rate mode: Interests per second in all threads (0: window mode).
+    #[arg(long, default_value_t = 0.0)]
+    rate: f64,
+    /// Threads, each with its own face.
     #[arg(long, default_value_t = 1)]
-    window: u64,
+    threads: u8,
+    /// Interests per send burst.
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
     /// InterestLifetime in ms; no answer by then counts as a timeout.
     #[arg(long, default_value_t = 4000)]
     lifetime: u64,
-    /// Set CanBePrefix.
+    /// Set CanBePrefix on --name Interests.
     #[arg(long)]
     can_be_prefix: bool,
-    /// Set MustBeFresh.
+    /// Set MustBeFresh on --name Interests.
     #[arg(long)]
     must_be_fresh: bool,
+    /// Live rates on stderr every this many ms (0: none).
+    #[arg(long, default_value_t = 1000)]
+    interval_ms: u64,
+    /// Seed of pattern choice and random suffixes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Arguments of `gen producer`.
@@ -78,16 +109,24 @@ pub struct ConsumerArgs {
 pub struct ProducerArgs {
     #[command(flatten)]
     connect: Connect,
-    /// Prefix to register and serve.
+    /// Listen at unix:///path or udp4://addr:port instead of connecting (self-test: a consumer
+    /// connects straight to the producer, no forwarder); one thread.
     #[arg(long)]
-    prefix: String,
-    /// Content bytes per Data.
+    listen: Option<String>,
+    /// Prefix to register and serve with Data (same as --pattern prefix=P,payload=..).
+    #[arg(long)]
+    prefix: Option<String>,
+    /// A reply rule, repeatable:
+    /// prefix=/a[,reply=data|silence|nack|nack:REASON][,payload=N][,freshness=MS].
+    #[arg(long)]
+    pattern: Vec<String>,
+    /// Content bytes per Data (for --prefix).
     #[arg(long, default_value_t = 100)]
     payload: usize,
-    /// FreshnessPeriod in ms (0: none).
+    /// FreshnessPeriod in ms (for --prefix; 0: none).
     #[arg(long, default_value_t = 0)]
     freshness: u64,
-    /// Stop after serving this many Interests (0: until interrupted).
+    /// Stop after answering this many Interests in all (0: until interrupted).
     #[arg(long, default_value_t = 0)]
     count: u64,
     /// Route cost to register.
@@ -96,13 +135,16 @@ pub struct ProducerArgs {
     /// Do not register (the forwarder has a route already).
     #[arg(long)]
     no_register: bool,
+    /// Threads, each with its own face (each registers every prefix).
+    #[arg(long, default_value_t = 1)]
+    threads: u8,
 }
 
 /// Runs a generator; returns the exit code.
 pub fn main(g: Gen) -> ExitCode {
     let r = match g {
-        Gen::Consumer(a) => consumer(&a),
-        Gen::Producer(a) => producer(&a),
+        Gen::Consumer(a) => run_consumer(&a),
+        Gen::Producer(a) => run_producer(&a),
     };
     match r {
         Ok(code) => code,
@@ -113,286 +155,251 @@ pub fn main(g: Gen) -> ExitCode {
     }
 }
 
-/// One face to the forwarder.
-struct Client {
-    table: FaceTable,
-    face: FaceId,
-    rx: Vec<RxPacket>,
-    epoch: Instant,
-}
-
-impl Client {
-    fn connect(c: &Connect) -> Result<Self, String> {
-        let s = c
-            .connect
-            .clone()
-            .or_else(|| std::env::var("NDN_CLIENT_TRANSPORT").ok())
-            .unwrap_or_else(|| format!("unix://{}", ndnfwd_face::DEFAULT_UNIX_PATH));
-        let uri: FaceUri = s.parse().map_err(|e| format!("--connect {s}: {e}"))?;
-        let mut table = FaceTable::new(FaceIdAllocator::default(), FaceTableConfig::default())
-            .map_err(|e| format!("face table: {e}"))?;
-        let p = Persistency::Persistent;
-        let face = match &uri {
-            FaceUri::Unix(path) => table.connect_unix(path, p),
-            FaceUri::Tcp(a) => table.connect_tcp(*a, p),
-            FaceUri::Udp(a) => table.connect_udp(*a, p),
-            _ => return Err(format!("--connect {s}: use unix://, tcp4:// or udp4://")),
-        }
-        .map_err(|e| format!("cannot connect to {s}: {e}"))?;
-        let _ = table.drain_events().count();
-        Ok(Self {
-            table,
-            face,
-            rx: Vec::new(),
-            epoch: Instant::now(),
-        })
+fn stop_flag() -> Result<Arc<AtomicBool>, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).map_err(|e| e.to_string())?;
     }
-
-    fn send(&mut self, kind: PacketKind, wire: Bytes, token: LpToken) {
-        let p = TxPacket {
-            face: self.face,
-            kind,
-            lp: TxLp {
-                pit_token: token,
-                ..TxLp::default()
-            },
-            wire,
-        };
-        self.table.send_burst(&[p]);
-    }
-
-    /// Waits up to `ms` for packets (appended to `self.rx`); an error when the face is gone.
-    fn poll(&mut self, ms: i32) -> Result<(), String> {
-        let _ = self.table.wait(ms);
-        let now = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.table.recv_burst(now, &mut self.rx, 256);
-        self.table.tick(now);
-        for ev in self.table.drain_events() {
-            if let FaceEvent::Removed(id, why) = ev {
-                if id == self.face {
-                    return Err(format!("the forwarder closed the face ({why:?})"));
-                }
-            }
-        }
-        Ok(())
-    }
+    Ok(stop)
 }
 
-fn nonce() -> [u8; 4] {
-    let mut b = [0u8; 4];
-    if getrandom::getrandom(&mut b).is_err() {
-        let t = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        b = t.to_be_bytes();
-    }
-    b
-}
-
-fn token(i: u64) -> LpToken {
-    LpToken::new(&i.to_be_bytes()).unwrap_or(LpToken::EMPTY)
-}
-
-fn token_index(t: &LpToken) -> Option<u64> {
-    t.as_bytes().try_into().ok().map(u64::from_be_bytes)
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted.get(i).copied().unwrap_or(0.0)
-}
-
-fn consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
-    let base = Name::from_uri(&a.name).map_err(|e| format!("--name {}: {e}", a.name))?;
-    let mut c = Client::connect(&a.connect)?;
-    let name_of = |i: u64| {
-        if a.count == 1 {
-            base.clone()
+fn consumer_patterns(a: &ConsumerArgs, count: Option<u64>) -> Result<Vec<ConsumerPattern>, String> {
+    let mut out = Vec::new();
+    if let Some(n) = &a.name {
+        let prefix = Name::from_uri(n).map_err(|e| format!("--name {n}: {e}"))?;
+        let suffix = if count == Some(1) {
+            Suffix::None
         } else {
-            base.clone().push_number(tt::SEQUENCE_NUM_COMPONENT, i)
-        }
-    };
-    let lifetime = Duration::from_millis(a.lifetime);
-    let mut outstanding: HashMap<u64, Instant> = HashMap::new();
-    let (mut next, mut received, mut timeouts, mut bytes) = (0u64, 0u64, 0u64, 0u64);
-    let mut nacks: BTreeMap<String, u64> = BTreeMap::new();
-    let mut rtts: Vec<f64> = Vec::new();
-    let mut content_sample = String::new();
-    let start = Instant::now();
-    while next < a.count || !outstanding.is_empty() {
-        while next < a.count && (outstanding.len() as u64) < a.window.max(1) {
-            let wire = InterestBuilder::new(name_of(next))
-                .can_be_prefix(a.can_be_prefix)
-                .must_be_fresh(a.must_be_fresh)
-                .lifetime_ms(a.lifetime)
-                .nonce(nonce())
-                .encode()
-                .map_err(|e| format!("cannot encode Interest: {e}"))?;
-            c.send(PacketKind::Interest, Bytes::from(wire), token(next));
-            outstanding.insert(next, Instant::now());
-            next += 1;
-        }
-        c.poll(5)?;
-        for p in core::mem::take(&mut c.rx) {
-            let Some(i) = token_index(&p.lp.pit_token) else {
-                continue;
-            };
-            let Some(sent) = outstanding.remove(&i) else {
-                continue;
-            };
-            match p.kind {
-                PacketKind::Data => {
-                    received += 1;
-                    rtts.push(sent.elapsed().as_secs_f64() * 1e3);
-                    if let Ok(d) = Data::new_checked(&p.wire) {
-                        let content = d.content().unwrap_or_default();
-                        bytes += content.len() as u64;
-                        if a.count == 1 {
-                            let cut = content.get(..256).unwrap_or(content);
-                            content_sample = String::from_utf8_lossy(cut).into_owned();
-                        }
-                    }
-                }
-                PacketKind::Nack => {
-                    let reason =
-                        p.lp.nack
-                            .flatten()
-                            .map_or("none".into(), |r| format!("{r:?}"));
-                    *nacks.entry(reason).or_default() += 1;
-                }
-                PacketKind::Interest => {}
-            }
-        }
-        outstanding.retain(|_, sent| {
-            let alive = sent.elapsed() < lifetime;
-            if !alive {
-                timeouts += 1;
-            }
-            alive
-        });
+            Suffix::Seq
+        };
+        let mut p = ConsumerPattern::new(prefix, suffix);
+        p.can_be_prefix = f64::from(u8::from(a.can_be_prefix));
+        p.must_be_fresh = f64::from(u8::from(a.must_be_fresh));
+        out.push(p);
     }
-    rtts.sort_by(f64::total_cmp);
-    let avg = if rtts.is_empty() {
-        0.0
-    } else {
-        rtts.iter().sum::<f64>() / rtts.len() as f64
+    for s in &a.pattern {
+        out.push(s.parse().map_err(|e| format!("--pattern {s}: {e}"))?);
+    }
+    if out.is_empty() {
+        return Err("give --name or at least one --pattern".into());
+    }
+    Ok(out)
+}
+
+/// Prints a live rate line every `interval` until `running` threads are done.
+fn report_live(what: &str, live: &Live, running: &AtomicUsize, interval: Duration) {
+    let start = Instant::now();
+    let mut last = (0u64, 0u64, 0u64);
+    let mut last_t = start;
+    while running.load(Ordering::Acquire) > 0 {
+        std::thread::sleep(Duration::from_millis(20));
+        if interval.is_zero() || last_t.elapsed() < interval {
+            continue;
+        }
+        let now = live.read();
+        let dt = last_t.elapsed().as_secs_f64();
+        eprintln!(
+            "gen {what}: t={:.1}s sent={} data={} nacks={} interest/s={:.0} data/s={:.0}",
+            start.elapsed().as_secs_f64(),
+            now.0,
+            now.1,
+            now.2,
+            (now.0 - last.0) as f64 / dt,
+            (now.1 - last.1) as f64 / dt,
+        );
+        (last, last_t) = (now, Instant::now());
+    }
+}
+
+fn run_consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
+    let count = match (a.count, a.duration) {
+        (Some(n), _) => Some(n),
+        (None, Some(_)) => None,
+        (None, None) => Some(1),
     };
-    let mut out = json!({
-        "name": base.to_string(),
-        "sent": a.count,
-        "received": received,
-        "nacks": nacks.values().sum::<u64>(),
-        "nack_reasons": nacks,
-        "timeouts": timeouts,
-        "content_bytes": bytes,
-        "elapsed_ms": start.elapsed().as_secs_f64() * 1e3,
-        "rtt_ms": {
-            "min": rtts.first().copied().unwrap_or(0.0),
-            "avg": avg,
-            "p50": percentile(&rtts, 0.5),
-            "p99": percentile(&rtts, 0.99),
-            "max": rtts.last().copied().unwrap_or(0.0),
-        },
+    let mix = PatternMix::new(consumer_patterns(a, count)?, a.seed)
+        .map_err(|e| format!("patterns: {e}"))?;
+    let ep = Endpoint::parse(
+        a.connect.connect.as_deref(),
+        None,
+        a.connect.local.as_deref(),
+    )?;
+    let threads = a.threads.max(1);
+    let pace = if a.rate > 0.0 {
+        Pace::Rate(a.rate / f64::from(threads))
+    } else {
+        Pace::Window(a.window)
+    };
+    let stop = stop_flag()?;
+    let live = Live::default();
+    let running = AtomicUsize::new(usize::from(threads));
+    let mut clients = (0..threads)
+        .map(|_| Client::open(&ep))
+        .collect::<Result<Vec<_>, _>>()?;
+    let epoch = Instant::now();
+    let deadline_ns = a.duration.map(|d| (d.max(0.0) * 1e9) as u64);
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> = clients
+            .iter_mut()
+            .enumerate()
+            .map(|(t, c)| {
+                let per = count.map(|n| {
+                    n / u64::from(threads) + u64::from((t as u64) < n % u64::from(threads))
+                });
+                let plan = Plan {
+                    thread: t as u8,
+                    threads: u64::from(threads),
+                    mix: &mix,
+                    pace,
+                    count: per,
+                    deadline_ns,
+                    lifetime_ms: a.lifetime,
+                    batch: a.batch.max(1),
+                    epoch,
+                    stop: &stop,
+                    live: &live,
+                    sample_content: count == Some(1),
+                };
+                let running = &running;
+                s.spawn(move || {
+                    let t = consumer::run(c, &plan);
+                    running.fetch_sub(1, Ordering::Release);
+                    t
+                })
+            })
+            .collect();
+        report_live(
+            "consumer",
+            &live,
+            &running,
+            Duration::from_millis(a.interval_ms),
+        );
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    if a.count == 1 && received == 1 {
-        out["content"] = json!(content_sample);
+    let mut total = Tally::new(mix.patterns().len());
+    for t in &tallies {
+        total.merge(t);
+    }
+    let elapsed_s = (total.last_answer_ns as f64 / 1e9).max(1e-9);
+    let patterns: Vec<_> = mix
+        .patterns()
+        .iter()
+        .zip(&total.patterns)
+        .map(|(p, t)| json!({"prefix": p.prefix.to_string(), "weight": p.weight, "sent": t.sent, "data": t.data, "nacks": t.nacks}))
+        .collect();
+    let mut out = json!({
+        "name": mix.patterns().first().map(|p| p.prefix.to_string()),
+        "mode": match pace { Pace::Window(_) => "window", Pace::Rate(_) => "rate" },
+        "threads": threads,
+        "window": a.window,
+        "rate_target": a.rate,
+        "sent": total.sent,
+        "received": total.data,
+        "nacks": total.nack_total(),
+        "nack_reasons": total.nacks,
+        "timeouts": total.timeouts,
+        "unmatched": total.unmatched,
+        "content_bytes": total.content_bytes,
+        "elapsed_ms": elapsed_s * 1e3,
+        "data_per_sec": total.data as f64 / elapsed_s,
+        "rtt_ms": total.rtt.summary_ms(),
+        "rtt_samples": total.rtt.len(),
+        "patterns": patterns,
+    });
+    if let Some(c) = &total.content_sample {
+        out["content"] = json!(c);
     }
     println!("{out}");
-    Ok(if received == a.count {
+    Ok(if total.sent > 0 && total.data == total.sent {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
 }
 
-/// Sends `rib/register` for `prefix` on the client's face and waits for the answer.
-fn register(c: &mut Client, prefix: &Name, cost: u64) -> Result<(), String> {
-    let params = ControlParameters {
-        name: Some(prefix.clone()),
-        cost: Some(cost),
-        ..Default::default()
-    };
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
-    let mgmt = Name::from_uri("/localhost/nfd").map_err(|e| e.to_string())?;
-    let wire = CommandSigner::new(Signing::DigestCommandName)
-        .command_interest(&mgmt, "rib", "register", &params, now_ms)
-        .map_err(|e| format!("cannot encode command: {e}"))?;
-    c.send(PacketKind::Interest, Bytes::from(wire), token(u64::MAX));
-    let deadline = Instant::now() + Duration::from_secs(4);
-    while Instant::now() < deadline {
-        c.poll(10)?;
-        let mut answer = None;
-        c.rx.retain(|p| {
-            let mine = token_index(&p.lp.pit_token) == Some(u64::MAX);
-            if mine && answer.is_none() {
-                answer = Some(p.clone());
-            }
-            !mine
+fn producer_patterns(a: &ProducerArgs) -> Result<Vec<ProducerPattern>, String> {
+    let mut out = Vec::new();
+    if let Some(p) = &a.prefix {
+        out.push(ProducerPattern {
+            prefix: Name::from_uri(p).map_err(|e| format!("--prefix {p}: {e}"))?,
+            reply: Reply::Data,
+            payload: a.payload,
+            freshness_ms: a.freshness,
         });
-        let Some(p) = answer else { continue };
-        if p.kind != PacketKind::Data {
-            return Err(format!("rib/register for {prefix} was Nacked"));
-        }
-        let r = parse_command_response(&p.wire).map_err(|e| e.to_string())?;
-        if r.code != 200 {
-            return Err(format!("rib/register for {prefix}: {} {}", r.code, r.text));
-        }
-        return Ok(());
     }
-    Err(format!("rib/register for {prefix}: no answer"))
+    for s in &a.pattern {
+        out.push(s.parse().map_err(|e| format!("--pattern {s}: {e}"))?);
+    }
+    if out.is_empty() {
+        return Err("give --prefix or at least one --pattern".into());
+    }
+    Ok(out)
 }
 
-fn producer(a: &ProducerArgs) -> Result<ExitCode, String> {
-    let prefix = Name::from_uri(&a.prefix).map_err(|e| format!("--prefix {}: {e}", a.prefix))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop)).map_err(|e| e.to_string())?;
-    }
-    let mut c = Client::connect(&a.connect)?;
-    if !a.no_register {
-        register(&mut c, &prefix, a.cost)?;
-    }
-    eprintln!("event=serving prefix={prefix}");
-    let pattern = b"ndnfwd ";
-    let payload: Vec<u8> = pattern.iter().copied().cycle().take(a.payload).collect();
-    let (mut served, mut ignored) = (0u64, 0u64);
-    let mut result = Ok(());
-    while !stop.load(Ordering::Relaxed) && (a.count == 0 || served < a.count) {
-        if let Err(e) = c.poll(20) {
-            result = Err(e);
-            break;
+fn run_producer(a: &ProducerArgs) -> Result<ExitCode, String> {
+    let rules = producer_patterns(a)?;
+    let ep = Endpoint::parse(
+        a.connect.connect.as_deref(),
+        a.listen.as_deref(),
+        a.connect.local.as_deref(),
+    )?;
+    let threads = if ep.is_listen() { 1 } else { a.threads.max(1) };
+    let stop = stop_flag()?;
+    let mut clients = Vec::new();
+    for _ in 0..threads {
+        let mut c = Client::open(&ep)?;
+        if !a.no_register && !ep.is_listen() {
+            for r in &rules {
+                client::register(&mut c, &r.prefix, a.cost)?;
+            }
         }
-        for p in core::mem::take(&mut c.rx) {
-            let name = match (p.kind, Interest::new_checked(&p.wire)) {
-                (PacketKind::Interest, Ok(i)) if prefix.as_ref().is_prefix_of(i.name()) => {
-                    i.name().to_name()
-                }
-                _ => {
-                    ignored += 1;
-                    continue;
-                }
-            };
-            let mut d = DataBuilder::new(name).content(payload.clone());
-            if a.freshness > 0 {
-                d = d.freshness_period(a.freshness);
+        clients.push(c);
+    }
+    eprintln!(
+        "event=serving prefix={} threads={threads}",
+        rules
+            .first()
+            .map(|r| r.prefix.to_string())
+            .unwrap_or_default()
+    );
+    let total = AtomicU64::new(0);
+    let live = Live::default();
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = clients
+            .iter_mut()
+            .map(|c| {
+                let (rules, stop, total, live) = (&rules, &stop, &total, &live);
+                s.spawn(move || producer::run(c, rules, stop, total, a.count, live))
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let mut sum = producer::Served::default();
+    let mut error = None;
+    for r in results {
+        match r {
+            Ok(s) => {
+                sum.data += s.data;
+                sum.nacks += s.nacks;
+                sum.silenced += s.silenced;
+                sum.ignored += s.ignored;
             }
-            match d.encode() {
-                Ok(w) => {
-                    c.send(PacketKind::Data, Bytes::from(w), p.lp.pit_token);
-                    served += 1;
-                }
-                Err(_) => ignored += 1,
-            }
+            Err(e) => error = Some(e),
         }
     }
     println!(
         "{}",
-        json!({ "prefix": prefix.to_string(), "served": served, "ignored": ignored })
+        json!({
+            "prefix": rules.first().map(|r| r.prefix.to_string()),
+            "threads": threads,
+            "served": sum.data,
+            "nacked": sum.nacks,
+            "silenced": sum.silenced,
+            "ignored": sum.ignored,
+        })
     );
-    result.map(|()| ExitCode::SUCCESS)
+    match error {
+        Some(e) => Err(e),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
