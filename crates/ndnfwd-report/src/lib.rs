@@ -56,7 +56,7 @@ pub fn load(dir: &Path) -> Result<Vec<BenchResult>, String> {
             json,
         });
     }
-    out.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    out.sort_by_key(|a| natural_key(&a.name));
     Ok(out)
 }
 
