@@ -19,6 +19,10 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(0.0)
 }
 
+fn us(v: &Value) -> String {
+    v.as_f64().map_or("-".into(), |c| format!("{c:.2}"))
+}
+
 fn with_prefix<'a>(r: &'a [BenchResult], prefix: &str) -> Vec<&'a BenchResult> {
     r.iter().filter(|x| x.name.starts_with(prefix)).collect()
 }
@@ -66,12 +70,12 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
          consumer straight to a listening producer (no forwarder): the generator's own ceiling.\n",
         v["consumer_threads"], v["window"], v["forwarder"], v["duration_s"]
     );
-    md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | forwarder CPU µs/exchange |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let rows = v["rows"].as_array().cloned().unwrap_or_default();
     for x in &rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x["face"].as_str().unwrap_or("?"),
             x["payload"],
             x["path"].as_str().unwrap_or("?"),
@@ -85,9 +89,9 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
             x["forwarder_cpu_s"]
                 .as_f64()
                 .map_or("-".into(), |c| format!("{c:.2}")),
-            x["forwarder_us_per_exchange"]
-                .as_f64()
-                .map_or("-".into(), |c| format!("{c:.2}")),
+            us(&x["forwarder_us_per_exchange"]),
+            us(&x["consumer_us_per_exchange"]),
+            us(&x["producer_us_per_exchange"]),
         );
     }
     md.push('\n');
@@ -107,9 +111,11 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     {
         let _ = writeln!(
             md,
-            "- generator self-test / forwarder (Unix, {} B): {:.2}x",
+            "- Unix, {} B: generator self-test rate / forwarder rate {:.2}x; forwarder CPU per \
+             exchange / the busier generator process's {:.2}x",
             s["payload"],
-            f(&s["self_test_over_forwarder_unix"])
+            f(&s["self_test_over_forwarder_unix"]),
+            f(&s["forwarder_cpu_over_busiest_generator_cpu"]),
         );
     }
     md.push('\n');

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{json, Value};
 
+use crate::gen::cpu_seconds;
+
 /// Options of `bench e2e`.
 #[derive(Args, Debug)]
 pub struct E2eArgs {
@@ -178,19 +180,6 @@ fn consumer(ns: Option<&str>, args: &[String]) -> Result<Value, String> {
     serde_json::from_slice(&out.stdout).map_err(|e| format!("consumer output: {e}"))
 }
 
-/// User + system CPU seconds of process `pid` so far.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit(')').next().unwrap_or_default();
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    // Fields after the command: state is not numeric, so utime/stime are at 10 and 11 here.
-    let ticks = f.get(10).copied().unwrap_or(0.0) + f.get(11).copied().unwrap_or(0.0);
-    ticks / 100.0
-}
-
 /// Waits (10 s at most) until `path` exists.
 fn wait_path(path: &Path) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -280,7 +269,8 @@ fn consumer_args(a: &E2eArgs, connect: &str) -> Vec<String> {
 }
 
 /// One measured row from a consumer summary.
-fn row(case: &Case<'_>, path: &str, v: &Value, fwd_cpu: Option<f64>) -> Value {
+fn row(case: &Case<'_>, path: &str, v: &Value, fwd_cpu: Option<f64>, prod_cpu: f64) -> Value {
+    let per = |cpu: f64| cpu * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0);
     json!({
         "face": case.face,
         "payload": case.payload,
@@ -295,7 +285,10 @@ fn row(case: &Case<'_>, path: &str, v: &Value, fwd_cpu: Option<f64>) -> Value {
         "forwarder_cpu_s": fwd_cpu,
         // Forwarder CPU time (user + system, idle polling included) per exchange: an upper
         // bound of its cost, whatever the generator and the shared cores allowed.
-        "forwarder_us_per_exchange": fwd_cpu.map(|c| c * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0)),
+        "forwarder_us_per_exchange": fwd_cpu.map(per),
+        // The same for each generator process: what one exchange costs the generator.
+        "consumer_us_per_exchange": v["cpu_s"].as_f64().map(per),
+        "producer_us_per_exchange": per(prod_cpu),
     })
 }
 
@@ -326,9 +319,9 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
         ]
         .map(str::to_owned)
         .to_vec();
-        let _prod = producer(Some(&net.b), &prod_args)?;
+        let prod = producer(Some(&net.b), &prod_args)?;
         let connect = format!("unix://{}", sock.display());
-        return measure(a, case, Some(&net.a), &connect, &fwd);
+        return measure(a, case, Some(&net.a), &connect, &fwd, &prod);
     }
     let (fwd, sock) = forwarder(a, &dir.0, None, "", port)?;
     let connect = match case.face {
@@ -346,8 +339,8 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
     ]
     .map(str::to_owned)
     .to_vec();
-    let _prod = producer(None, &prod_args)?;
-    measure(a, case, None, &connect, &fwd)
+    let prod = producer(None, &prod_args)?;
+    measure(a, case, None, &connect, &fwd, &prod)
 }
 
 fn measure(
@@ -356,6 +349,7 @@ fn measure(
     ns: Option<&str>,
     connect: &str,
     fwd: &Proc,
+    prod: &Proc,
 ) -> Result<Value, String> {
     // Warm-up: the route works and the faces exist.
     let warm = consumer(
@@ -375,11 +369,11 @@ fn measure(
     if warm["received"].as_u64().unwrap_or(0) == 0 {
         return Err(format!("warm-up fetched nothing: {warm}"));
     }
-    let pid = fwd.0.id();
-    let cpu0 = cpu_seconds(pid);
+    let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
+    let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
     let v = consumer(ns, &consumer_args(a, connect))?;
-    let cpu = cpu_seconds(pid) - cpu0;
-    Ok(row(case, "forwarder", &v, Some(cpu)))
+    let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
+    Ok(row(case, "forwarder", &v, Some(f1 - f0), p1 - p0))
 }
 
 /// The generator self-test: consumer straight to a listening producer over a Unix socket.
@@ -387,20 +381,19 @@ fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
     let dir = scratch(&format!("self-{payload}"))?;
     let uri = format!("unix://{}", dir.0.join("prod.sock").display());
     let p = payload.to_string();
-    let _prod = producer(
+    let prod = producer(
         None,
         &["--listen", &uri, "--prefix", "/e2e", "--payload", &p].map(str::to_owned),
     )?;
+    let pid = prod.0.id().to_string();
+    let p0 = cpu_seconds(&pid);
     let v = consumer(None, &consumer_args(a, &uri))?;
-    Ok(row(
-        &Case {
-            face: "unix",
-            payload,
-        },
-        "self-test",
-        &v,
-        None,
-    ))
+    let p1 = cpu_seconds(&pid);
+    let case = Case {
+        face: "unix",
+        payload,
+    };
+    Ok(row(&case, "self-test", &v, None, p1 - p0))
 }
 
 /// Runs every case; prints one JSON object.
@@ -444,7 +437,19 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
         .filter_map(|&p| {
             let s = rate("self-test", "unix", p)?;
             let f = rate("forwarder", "unix", p)?;
-            Some(json!({"payload": p, "self_test_over_forwarder_unix": s / f.max(1e-9)}))
+            let fwd_row = rows
+                .iter()
+                .find(|r| r["path"] == "forwarder" && r["face"] == "unix" && r["payload"] == p)?;
+            let gen_cost = f64::max(
+                fwd_row["consumer_us_per_exchange"].as_f64().unwrap_or(0.0),
+                fwd_row["producer_us_per_exchange"].as_f64().unwrap_or(0.0),
+            );
+            let fwd_cost = fwd_row["forwarder_us_per_exchange"].as_f64().unwrap_or(0.0);
+            Some(json!({
+                "payload": p,
+                "self_test_over_forwarder_unix": s / f.max(1e-9),
+                "forwarder_cpu_over_busiest_generator_cpu": fwd_cost / gen_cost.max(1e-9),
+            }))
         })
         .collect();
     let out = json!({

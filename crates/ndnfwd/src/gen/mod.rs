@@ -21,6 +21,8 @@ mod consumer;
 mod producer;
 mod stats;
 
+pub use stats::cpu_seconds;
+
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -304,6 +306,7 @@ fn run_consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
         "data_per_sec": total.data as f64 / elapsed_s,
         "rtt_ms": total.rtt.summary_ms(),
         "rtt_samples": total.rtt.len(),
+        "cpu_s": cpu_seconds("self"),
         "patterns": patterns,
     });
     if let Some(c) = &total.content_sample {

@@ -56,6 +56,20 @@ impl Rtt {
     }
 }
 
+/// User + system CPU seconds used so far by process `pid` (`"self"`: this one), from
+/// `/proc/PID/stat` (0 when unreadable). Clock ticks are taken as 1/100 s, Linux's USER_HZ.
+pub fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name; the state (field 3) is not numeric, so utime (14) and
+    // stime (15) are the 11th and 12th numbers.
+    let rest = stat.rsplit(')').next().unwrap_or_default();
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (f.get(10).copied().unwrap_or(0.0) + f.get(11).copied().unwrap_or(0.0)) / 100.0
+}
+
 /// Per-pattern tallies.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PatternTally {
