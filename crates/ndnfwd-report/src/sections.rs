@@ -65,10 +65,14 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     md.push_str("## End to end: consumer -> forwarder -> producer\n\n");
     let _ = writeln!(
         md,
-        "`ndnfwd gen` consumer ({} thread(s), window {} per thread) and producer as separate \
-         processes; forwarder under test: {}; {} s of traffic per case. `self-test` connects the \
+        "`ndnfwd gen` consumer ({} thread(s), window {} per thread) and producer (signing: {}) \
+         as separate processes; forwarder under test: {}; {} s of traffic per case. `self-test` connects the \
          consumer straight to a listening producer (no forwarder): the generator's own ceiling.\n",
-        v["consumer_threads"], v["window"], v["forwarder"], v["duration_s"]
+        v["consumer_threads"],
+        v["window"],
+        v["producer_signing"],
+        v["forwarder"],
+        v["duration_s"]
     );
     md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let rows = v["rows"].as_array().cloned().unwrap_or_default();

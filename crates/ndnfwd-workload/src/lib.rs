@@ -36,7 +36,7 @@ pub use so::So;
 pub use spec::{Params, Workload, WorkloadSpec, DEFAULT_PREFIXES};
 pub use traffic::{
     producer_rule, ConsumerPattern, GenToken, PatternError, PatternMix, Pick, ProducerPattern,
-    Reply, Suffix, GEN_TOKEN_LEN, MAX_PATTERNS,
+    Reply, Signing, Suffix, GEN_TOKEN_LEN, MAX_PATTERNS, NULL_SIGNATURE_TYPE,
 };
 pub use yuan::Yuan;
 

@@ -263,6 +263,20 @@ pub enum Reply {
     Silence,
 }
 
+/// How a producer signs its Data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signing {
+    /// DigestSha256 (SignatureType 0): SHA-256 over the signed portion (the default).
+    Digest,
+    /// SignatureType 200 ("null", as NDNts and NDN-DPDK's generator use) with an empty value:
+    /// no hashing, for measuring forwarders with large payloads without the producer's SHA-256
+    /// becoming the limit. Forwarders do not verify signatures.
+    Null,
+}
+
+/// SignatureType of [`Signing::Null`].
+pub const NULL_SIGNATURE_TYPE: u8 = 200;
+
 /// One producer rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProducerPattern {
@@ -274,19 +288,22 @@ pub struct ProducerPattern {
     pub payload: usize,
     /// FreshnessPeriod in ms (0: none).
     pub freshness_ms: u64,
+    /// Signature of each Data.
+    pub signing: Signing,
 }
 
 impl FromStr for ProducerPattern {
     type Err = PatternError;
 
-    /// `prefix=/a[,reply=data|silence|nack|nack:REASON][,payload=N][,freshness=MS]`; REASON is
-    /// NoRoute, Congestion, Duplicate or a number.
+    /// `prefix=/a[,reply=data|silence|nack|nack:REASON][,payload=N][,freshness=MS]`
+    /// `[,sign=digest|null]`; REASON is NoRoute, Congestion, Duplicate or a number.
     fn from_str(s: &str) -> Result<Self, PatternError> {
         let mut p = Self {
             prefix: Name::new(),
             reply: Reply::Data,
             payload: 100,
             freshness_ms: 0,
+            signing: Signing::Digest,
         };
         let mut has_prefix = false;
         for (k, v) in pairs(s)? {
@@ -318,6 +335,13 @@ impl FromStr for ProducerPattern {
                         usize::try_from(number(k, v)?).map_err(|_| err("payload too large"))?
                 }
                 "freshness" => p.freshness_ms = number(k, v)?,
+                "sign" => {
+                    p.signing = match v {
+                        "digest" => Signing::Digest,
+                        "null" => Signing::Null,
+                        _ => return Err(err(format!("sign={v}: digest or null"))),
+                    }
+                }
                 _ => return Err(err(format!("unknown pattern key {k:?}"))),
             }
         }
@@ -479,6 +503,7 @@ mod tests {
         for (s, key) in [
             ("prefix=/a,reply=echo", "reply"),
             ("prefix=/a,payload=x", "payload"),
+            ("prefix=/a,sign=rsa", "sign"),
         ] {
             let e = s.parse::<ProducerPattern>().unwrap_err();
             assert!(e.0.contains(key), "{s}: {e}");
@@ -490,7 +515,7 @@ mod tests {
         let rules: Vec<ProducerPattern> = [
             "prefix=/a,payload=10",
             "prefix=/a/nack,reply=nack:Congestion",
-            "prefix=/a/quiet,reply=silence,freshness=5",
+            "prefix=/a/quiet,reply=silence,freshness=5,sign=null",
         ]
         .iter()
         .map(|s| s.parse().unwrap())
@@ -504,6 +529,10 @@ mod tests {
         assert_eq!(at("/b"), None);
         assert_eq!(rules[0].payload, 10);
         assert_eq!(rules[2].freshness_ms, 5);
+        assert_eq!(
+            (rules[0].signing, rules[2].signing),
+            (Signing::Digest, Signing::Null)
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `ndnfwd gen` end to end on this host: weighted consumer patterns against per-pattern
 //! producer replies through the daemon over a Unix socket (Data, Nack, silence), fixed-rate
-//! mode, several consumer threads, and the self-test without a forwarder. A few hundred
+//! mode, several consumer threads, and the self-test without a forwarder (null-signed Data). A few hundred
 //! exchanges each; no timing assertions.
 
 mod common;
@@ -117,7 +117,16 @@ fn patterns_replies_and_rate_mode_through_the_daemon() {
 fn self_test_without_a_forwarder() {
     let dir = TempDir::new("genself");
     let uri = format!("unix://{}", dir.path("prod.sock").display());
-    let _p = gen_producer(&["--listen", &uri, "--prefix", "/s", "--payload", "50"]);
+    let _p = gen_producer(&[
+        "--listen",
+        &uri,
+        "--prefix",
+        "/s",
+        "--payload",
+        "50",
+        "--sign",
+        "null",
+    ]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !dir.path("prod.sock").exists() {
         assert!(

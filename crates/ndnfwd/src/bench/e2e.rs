@@ -38,6 +38,10 @@ pub struct E2eArgs {
     /// Consumer threads (each its own face).
     #[arg(long, default_value_t = 1)]
     threads: u8,
+    /// Producer signature: null (SignatureType 200, no hashing, so the producer's SHA-256
+    /// over 8 KB payloads does not limit the run) or digest (DigestSha256).
+    #[arg(long, default_value = "null")]
+    sign: String,
     /// Skip the generator self-test (consumer straight to producer).
     #[arg(long)]
     no_self_test: bool,
@@ -316,6 +320,8 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
             "--no-register",
             "--payload",
             &payload,
+            "--sign",
+            &a.sign,
         ]
         .map(str::to_owned)
         .to_vec();
@@ -336,6 +342,8 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
         "/e2e",
         "--payload",
         &payload,
+        "--sign",
+        &a.sign,
     ]
     .map(str::to_owned)
     .to_vec();
@@ -383,7 +391,17 @@ fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
     let p = payload.to_string();
     let prod = producer(
         None,
-        &["--listen", &uri, "--prefix", "/e2e", "--payload", &p].map(str::to_owned),
+        &[
+            "--listen",
+            &uri,
+            "--prefix",
+            "/e2e",
+            "--payload",
+            &p,
+            "--sign",
+            &a.sign,
+        ]
+        .map(str::to_owned),
     )?;
     let pid = prod.0.id().to_string();
     let p0 = cpu_seconds(&pid);
@@ -459,6 +477,7 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
         "duration_s": a.duration,
         "window": a.window,
         "consumer_threads": a.threads,
+        "producer_signing": a.sign,
         "rows": rows,
         "skipped": skipped,
         "self_test_ratios": ratios,

@@ -11,7 +11,7 @@
 //! - `producer`: registers its patterns' prefixes (`rib/register`, NFD's signed command form) or,
 //!   with `--listen`, accepts a consumer directly (generator self-test, no forwarder), and answers
 //!   per pattern (`--pattern prefix=/a,reply=data|nack:REASON|silence,payload=N,freshness=MS`)
-//!   with DigestSha256-signed Data, Nacks or silence.
+//!   with DigestSha256-signed Data (or `sign=null`), Nacks or silence.
 //!
 //! The pattern, weighting and token logic lives in `ndnfwd-workload` (`traffic`); this module
 //! moves packets and prints.
@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use ndn_packet::Name;
-use ndnfwd_workload::{ConsumerPattern, PatternMix, ProducerPattern, Reply, Suffix};
+use ndnfwd_workload::{ConsumerPattern, PatternMix, ProducerPattern, Reply, Signing, Suffix};
 use serde_json::json;
 
 use client::{Client, Endpoint};
@@ -128,6 +128,9 @@ pub struct ProducerArgs {
     /// FreshnessPeriod in ms (for --prefix; 0: none).
     #[arg(long, default_value_t = 0)]
     freshness: u64,
+    /// Signature for --prefix: digest (DigestSha256) or null (SignatureType 200, no hashing).
+    #[arg(long, default_value = "digest", value_parser = parse_signing)]
+    sign: Signing,
     /// Stop after answering this many Interests in all (0: until interrupted).
     #[arg(long, default_value_t = 0)]
     count: u64,
@@ -320,6 +323,14 @@ fn run_consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
     })
 }
 
+fn parse_signing(s: &str) -> Result<Signing, String> {
+    match s {
+        "digest" => Ok(Signing::Digest),
+        "null" => Ok(Signing::Null),
+        _ => Err(format!("unknown signing {s}: digest or null")),
+    }
+}
+
 fn producer_patterns(a: &ProducerArgs) -> Result<Vec<ProducerPattern>, String> {
     let mut out = Vec::new();
     if let Some(p) = &a.prefix {
@@ -328,6 +339,7 @@ fn producer_patterns(a: &ProducerArgs) -> Result<Vec<ProducerPattern>, String> {
             reply: Reply::Data,
             payload: a.payload,
             freshness_ms: a.freshness,
+            signing: a.sign,
         });
     }
     for s in &a.pattern {

@@ -6,11 +6,21 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bytes::Bytes;
 use ndn_packet::interest::Interest;
 use ndn_packet::link::{PacketKind, TxLp};
-use ndn_packet::{DataBuilder, NackReason};
-use ndnfwd_workload::{producer_rule, ProducerPattern, Reply};
+use ndn_packet::tlv::tt;
+use ndn_packet::{DataBuilder, DataSignature, NackReason};
+use ndnfwd_workload::{producer_rule, ProducerPattern, Reply, Signing, NULL_SIGNATURE_TYPE};
 
 use super::client::Client;
 use super::stats::Live;
+
+/// SignatureInfo holding SignatureType 200 ("null") and an empty SignatureValue.
+fn null_signature() -> DataSignature {
+    let sig_type = u8::try_from(tt::SIGNATURE_TYPE).unwrap_or(27);
+    DataSignature::Raw {
+        info: vec![sig_type, 1, NULL_SIGNATURE_TYPE],
+        value: Vec::new(),
+    }
+}
 
 /// One producer thread's counts.
 #[derive(Debug, Default, Clone, Copy)]
@@ -67,6 +77,9 @@ pub fn run(
                     let mut d = DataBuilder::new(i.name().to_name()).content(payload.clone());
                     if rule.freshness_ms > 0 {
                         d = d.freshness_period(rule.freshness_ms);
+                    }
+                    if rule.signing == Signing::Null {
+                        d = d.signature(null_signature());
                     }
                     match d.encode() {
                         Ok(w) => {
