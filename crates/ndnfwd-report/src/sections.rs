@@ -70,8 +70,8 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
          consumer straight to a listening producer (no forwarder): the generator's own ceiling.\n",
         v["consumer_threads"],
         v["window"],
-        v["producer_signing"],
-        v["forwarder"],
+        v["producer_signing"].as_str().unwrap_or("?"),
+        v["forwarder"].as_str().unwrap_or("?"),
         v["duration_s"]
     );
     md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
