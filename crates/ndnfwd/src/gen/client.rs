@@ -2,6 +2,7 @@
 //! UDP, Ethernet) or listening for a generator peer (self-test without a forwarder), plus the
 //! `rib/register` exchange.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -10,6 +11,9 @@ use ndn_packet::{FaceId, Name};
 use ndnfwd_face::{FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, Persistency};
 use ndnfwd_mgmt::client::{parse_command_response, CommandSigner, Signing};
 use ndnfwd_mgmt::ControlParameters;
+
+/// Timestamp of the last command Interest this process signed.
+static LAST_COMMAND_MS: AtomicU64 = AtomicU64::new(0);
 
 /// Token of our own management commands (never a [`ndnfwd_workload::GenToken`]).
 const COMMAND_TOKEN: [u8; 8] = u64::MAX.to_be_bytes();
@@ -166,9 +170,17 @@ pub fn register(c: &mut Client, prefix: &Name, cost: u64) -> Result<(), String> 
         cost: Some(cost),
         ..Default::default()
     };
-    let now_ms = SystemTime::now()
+    let wall_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    // Signed command Interests need strictly increasing timestamps (the forwarder rejects a
+    // repeated one as a replay), also when several prefixes or threads register in one ms.
+    let next = |last: u64| wall_ms.max(last + 1);
+    let now_ms = LAST_COMMAND_MS
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| {
+            Some(next(last))
+        })
+        .map_or(wall_ms, next);
     let mgmt = Name::from_uri("/localhost/nfd").map_err(|e| e.to_string())?;
     let wire = CommandSigner::new(Signing::DigestCommandName)
         .command_interest(&mgmt, "rib", "register", &params, now_ms)
