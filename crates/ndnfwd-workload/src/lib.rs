@@ -24,6 +24,7 @@ mod rng;
 mod so;
 mod spec;
 mod text;
+mod traffic;
 mod yuan;
 
 pub use error::WorkloadError;
@@ -33,6 +34,10 @@ pub use popularity::Popularity;
 pub use real::{LoadReport, Real};
 pub use so::So;
 pub use spec::{Params, Workload, WorkloadSpec, DEFAULT_PREFIXES};
+pub use traffic::{
+    producer_rule, ConsumerPattern, GenToken, PatternError, PatternMix, Pick, ProducerPattern,
+    Reply, Signing, Suffix, GEN_TOKEN_LEN, MAX_PATTERNS, NULL_SIGNATURE_TYPE,
+};
 pub use yuan::Yuan;
 
 use ndn_packet::{Name, NameRef};

@@ -24,6 +24,7 @@ pub(crate) enum Tag {
     NoMatch = 0xbe54_66cf_34e9_0c6d,
     Popularity = 0xc0ac_29b7_c97c_50dd,
     LookupOrder = 0x3f84_d5b5_b547_0917,
+    Traffic = 0x9216_d5d9_8979_fb1b,
 }
 
 /// Derives the key of a sub-generator (a permutation, a vocabulary) from the workload seed.

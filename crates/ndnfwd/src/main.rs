@@ -9,7 +9,6 @@ use clap::{Parser, Subcommand};
 
 mod alloc;
 mod bench;
-mod bench_offload;
 mod config;
 mod ctl;
 mod ctl_face;
@@ -38,7 +37,7 @@ enum Command {
     /// NFD management: status, faces, routes, FIB, strategies, content store (tables, or JSON
     /// with --json; exit 1 when the forwarder refuses, 3 when it cannot be reached).
     Ctl(ctl::CtlArgs),
-    /// Minimal traffic generator: a consumer and a producer that talk to a forwarder.
+    /// Traffic generator: consumers and producers that talk to a forwarder over any face.
     #[command(subcommand)]
     Gen(gen::Gen),
 }

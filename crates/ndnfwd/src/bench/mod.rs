@@ -2,6 +2,9 @@
 //! object with `--json`. The measuring code lives in the library crates; this module only parses
 //! options, shows progress and prints.
 
+mod e2e;
+mod offload;
+
 use std::io::IsTerminal;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -20,7 +23,10 @@ pub enum Bench {
     /// then a Data phase (PIT hit, CS insert), cycles per packet and per stage.
     Engine(EngineArgs),
     /// Seed 003's switch-offloaded Data path: hashed-PIT share, estimator, XDP on veth (root).
-    Offload(crate::bench_offload::OffloadArgs),
+    Offload(offload::OffloadArgs),
+    /// End to end: `gen` consumer -> forwarder under test -> `gen` producer over Unix, UDP and
+    /// (as root) Ethernet across veth; exchanges/s and RTT p50/p99, plus the generator self-test.
+    E2e(e2e::E2eArgs),
 }
 
 /// Options of `bench engine`.
@@ -130,7 +136,8 @@ pub fn run(bench: Bench) -> Result<(), String> {
     match bench {
         Bench::Fib(args) => fib(&args),
         Bench::Engine(args) => engine(&args),
-        Bench::Offload(args) => crate::bench_offload::run(&args),
+        Bench::Offload(args) => offload::run(&args),
+        Bench::E2e(args) => e2e::run(&args),
     }
 }
 
@@ -321,8 +328,18 @@ pub fn machine() -> serde_json::Value {
         })
         .map(str::trim)
         .unwrap_or("unknown");
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let ram_kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     serde_json::json!({
         "cpu": model,
         "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "ram_gib": (ram_kib as f64 / (1u64 << 20) as f64 * 10.0).round() / 10.0,
+        "kernel": kernel.trim(),
     })
 }

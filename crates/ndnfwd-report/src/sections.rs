@@ -1,0 +1,482 @@
+//! The report's generated sections: each reads the results it knows, appends Markdown (tables,
+//! the command, the machine) and writes its SVG plots.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::plot::{bars, lines, Labels, Series};
+use crate::{machine_line, BenchResult};
+
+/// A section renderer.
+type Section = fn(&[BenchResult], &Path, &mut String, &mut Vec<PathBuf>) -> Result<(), String>;
+
+/// Every generated section, in page order.
+pub const ALL: [Section; 5] = [e2e, fib_size, workers, prefetch, lpm];
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn us(v: &Value) -> String {
+    v.as_f64().map_or("-".into(), |c| format!("{c:.2}"))
+}
+
+fn with_prefix<'a>(r: &'a [BenchResult], prefix: &str) -> Vec<&'a BenchResult> {
+    r.iter().filter(|x| x.name.starts_with(prefix)).collect()
+}
+
+fn commands(md: &mut String, rs: &[&BenchResult]) {
+    md.push_str("Commands:\n\n```sh\n");
+    for r in rs {
+        let _ = writeln!(md, "{}", r.command);
+    }
+    md.push_str("```\n\n");
+    if let Some(r) = rs.first() {
+        let _ = writeln!(
+            md,
+            "Machine: {}; 2-core VM, shared, noisy.\n",
+            machine_line(&r.json)
+        );
+    }
+}
+
+fn svg(
+    dir: &Path,
+    written: &mut Vec<PathBuf>,
+    md: &mut String,
+    file: &str,
+    alt: &str,
+    draw: impl FnOnce(&Path) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(), String> {
+    let p = dir.join(file);
+    draw(&p).map_err(|e| format!("{file}: {e}"))?;
+    let _ = writeln!(md, "![{alt}](bench/{file})\n");
+    written.push(p);
+    Ok(())
+}
+
+fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> Result<(), String> {
+    let Some(e) = r.iter().find(|x| x.name == "e2e") else {
+        return Ok(());
+    };
+    let v = &e.json;
+    md.push_str("## End to end: consumer -> forwarder -> producer\n\n");
+    let _ = writeln!(
+        md,
+        "`ndnfwd gen` consumer ({} thread(s), window {} per thread) and producer (signing: {}) \
+         as separate processes; forwarder under test: {}; {} s of traffic per case. `self-test` connects the \
+         consumer straight to a listening producer (no forwarder): the generator's own ceiling.\n",
+        v["consumer_threads"],
+        v["window"],
+        v["producer_signing"].as_str().unwrap_or("?"),
+        v["forwarder"].as_str().unwrap_or("?"),
+        v["duration_s"]
+    );
+    md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let rows = v["rows"].as_array().cloned().unwrap_or_default();
+    for x in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            x["face"].as_str().unwrap_or("?"),
+            x["payload"],
+            x["path"].as_str().unwrap_or("?"),
+            f(&x["data_per_sec"]),
+            f(&x["rtt_p50_ms"]),
+            f(&x["rtt_p99_ms"]),
+            x["sent"],
+            x["received"],
+            x["nacks"],
+            x["timeouts"],
+            x["forwarder_cpu_s"]
+                .as_f64()
+                .map_or("-".into(), |c| format!("{c:.2}")),
+            us(&x["forwarder_us_per_exchange"]),
+            us(&x["consumer_us_per_exchange"]),
+            us(&x["producer_us_per_exchange"]),
+        );
+    }
+    md.push('\n');
+    for s in v["skipped"].as_array().cloned().unwrap_or_default() {
+        let _ = writeln!(
+            md,
+            "- skipped {} {} B: {}",
+            s["face"].as_str().unwrap_or("?"),
+            s["payload"],
+            s["reason"].as_str().unwrap_or("?")
+        );
+    }
+    for s in v["self_test_ratios"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        let _ = writeln!(
+            md,
+            "- Unix, {} B: generator self-test rate / forwarder rate {:.2}x; forwarder CPU per \
+             exchange / the busier generator process's {:.2}x",
+            s["payload"],
+            f(&s["self_test_over_forwarder_unix"]),
+            f(&s["forwarder_cpu_over_busiest_generator_cpu"]),
+        );
+    }
+    md.push('\n');
+    let cats: Vec<String> = rows
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {}B{}",
+                x["face"].as_str().unwrap_or("?"),
+                x["payload"],
+                if x["path"] == "self-test" {
+                    " self"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let footer = format!("{} | {}", e.command, machine_line(v));
+    let rate = Series {
+        name: "exchanges/s".into(),
+        points: rows.iter().map(|x| (0.0, f(&x["data_per_sec"]))).collect(),
+    };
+    svg(
+        dir,
+        w,
+        md,
+        "e2e-rate.svg",
+        "end-to-end exchanges per second",
+        |p| {
+            bars(
+                p,
+                &Labels {
+                    title: "End to end: Interest-Data exchanges per second",
+                    x: "face, payload",
+                    y: "exchanges/s",
+                    footer: &footer,
+                },
+                &cats,
+                &[rate],
+            )
+        },
+    )?;
+    let p50 = Series {
+        name: "p50".into(),
+        points: rows.iter().map(|x| (0.0, f(&x["rtt_p50_ms"]))).collect(),
+    };
+    let p99 = Series {
+        name: "p99".into(),
+        points: rows.iter().map(|x| (0.0, f(&x["rtt_p99_ms"]))).collect(),
+    };
+    svg(dir, w, md, "e2e-rtt.svg", "end-to-end RTT", |p| {
+        bars(
+            p,
+            &Labels {
+                title: "End to end: RTT percentiles",
+                x: "face, payload",
+                y: "RTT (ms)",
+                footer: &footer,
+            },
+            &cats,
+            &[p50, p99],
+        )
+    })?;
+    commands(md, &[e]);
+    Ok(())
+}
+
+/// The engine row of a prefetch mode (the first row when `mode` is `None`).
+fn engine_row<'a>(v: &'a Value, mode: Option<&str>) -> Option<&'a Value> {
+    let rows = v["rows"].as_array()?;
+    match mode {
+        Some(m) => rows.iter().find(|r| r["prefetch"] == m),
+        None => rows.first(),
+    }
+}
+
+fn engine_table(md: &mut String, key: &str, rows: &[(String, &Value)]) {
+    let _ = writeln!(md, "| {key} | prefetch | Interest cycles/pkt | Interest Mpps | Data cycles/pkt | Data Mpps | FIB probes/Interest |\n|---|---|---|---|---|---|---|");
+    for (k, r) in rows {
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {:.0} | {:.3} | {:.0} | {:.3} | {:.2} |",
+            r["prefetch"].as_str().unwrap_or("?"),
+            f(&r["interest"]["cycles_per_packet"]),
+            f(&r["interest"]["mpps"]),
+            f(&r["data"]["cycles_per_packet"]),
+            f(&r["data"]["mpps"]),
+            f(&r["fib_probes_per_interest"]),
+        );
+    }
+    md.push('\n');
+}
+
+fn fib_size(
+    r: &[BenchResult],
+    dir: &Path,
+    md: &mut String,
+    w: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let rs = with_prefix(r, "engine-fib-");
+    if rs.is_empty() {
+        return Ok(());
+    }
+    md.push_str("## Engine cycles per packet against FIB size\n\n");
+    let rows: Vec<(String, &Value)> = rs
+        .iter()
+        .filter_map(|x| {
+            Some((
+                format!("{}", x.json["fib_prefixes"]),
+                engine_row(&x.json, None)?,
+            ))
+        })
+        .collect();
+    engine_table(md, "FIB prefixes", &rows);
+    let pts = |phase: &str| -> Vec<(f64, f64)> {
+        rs.iter()
+            .filter_map(|x| {
+                let n = f(&x.json["fib_prefixes"]);
+                let row = engine_row(&x.json, None)?;
+                (n > 0.0).then(|| (n.log2(), f(&row[phase]["cycles_per_packet"])))
+            })
+            .collect()
+    };
+    let series = [
+        Series {
+            name: "Interest".into(),
+            points: pts("interest"),
+        },
+        Series {
+            name: "Data".into(),
+            points: pts("data"),
+        },
+    ];
+    let footer = machine_line(&rs[0].json);
+    svg(
+        dir,
+        w,
+        md,
+        "engine-fib-size.svg",
+        "engine cycles per packet vs FIB size",
+        |p| {
+            lines(
+                p,
+                &Labels {
+                    title: "Engine cycles per packet vs FIB size (1 worker)",
+                    x: "FIB prefixes (log2)",
+                    y: "cycles per packet",
+                    footer: &footer,
+                },
+                &series,
+                &|x| format!("2^{x:.0}"),
+            )
+        },
+    )?;
+    commands(md, &rs);
+    Ok(())
+}
+
+fn workers(
+    r: &[BenchResult],
+    dir: &Path,
+    md: &mut String,
+    w: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let rs = with_prefix(r, "engine-workers-");
+    if rs.is_empty() {
+        return Ok(());
+    }
+    md.push_str("## Engine throughput against workers\n\n");
+    let rows: Vec<(String, &Value)> = rs
+        .iter()
+        .filter_map(|x| Some((format!("{}", x.json["workers"]), engine_row(&x.json, None)?)))
+        .collect();
+    engine_table(md, "workers", &rows);
+    let pts = |phase: &str| -> Vec<(f64, f64)> {
+        rows.iter()
+            .map(|(k, row)| (k.parse().unwrap_or(0.0), f(&row[phase]["mpps"])))
+            .collect()
+    };
+    let series = [
+        Series {
+            name: "Interest Mpps".into(),
+            points: pts("interest"),
+        },
+        Series {
+            name: "Data Mpps".into(),
+            points: pts("data"),
+        },
+    ];
+    let footer = machine_line(&rs[0].json);
+    svg(
+        dir,
+        w,
+        md,
+        "engine-workers.svg",
+        "engine Mpps vs workers",
+        |p| {
+            lines(
+                p,
+                &Labels {
+                    title: "Engine packets per second vs workers",
+                    x: "workers",
+                    y: "Mpps (all workers)",
+                    footer: &footer,
+                },
+                &series,
+                &|x| format!("{x:.0}"),
+            )
+        },
+    )?;
+    commands(md, &rs);
+    Ok(())
+}
+
+fn prefetch(
+    r: &[BenchResult],
+    dir: &Path,
+    md: &mut String,
+    w: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let Some(e) = r.iter().find(|x| x.name == "engine-prefetch") else {
+        return Ok(());
+    };
+    md.push_str("## Prefetch ablation (one run, all modes side by side)\n\n");
+    let rows: Vec<(String, &Value)> = e.json["rows"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| (format!("{}", e.json["fib_prefixes"]), x))
+                .collect()
+        })
+        .unwrap_or_default();
+    engine_table(md, "FIB prefixes", &rows);
+    let cats: Vec<String> = rows
+        .iter()
+        .map(|(_, x)| x["prefetch"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    let s = |phase: &str| Series {
+        name: format!("{phase} cycles/pkt"),
+        points: rows
+            .iter()
+            .map(|(_, x)| (0.0, f(&x[phase]["cycles_per_packet"])))
+            .collect(),
+    };
+    let series = [s("interest"), s("data")];
+    let footer = machine_line(&e.json);
+    svg(
+        dir,
+        w,
+        md,
+        "engine-prefetch.svg",
+        "prefetch ablation",
+        |p| {
+            bars(
+                p,
+                &Labels {
+                    title: "Prefetch ablation: engine cycles per packet",
+                    x: "prefetch mode",
+                    y: "cycles per packet",
+                    footer: &footer,
+                },
+                &cats,
+                &series,
+            )
+        },
+    )?;
+    commands(md, &[e]);
+    Ok(())
+}
+
+fn lpm(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> Result<(), String> {
+    let rs = with_prefix(r, "fib-");
+    if rs.is_empty() {
+        return Ok(());
+    }
+    md.push_str("## LPM algorithms and FIB bytes per prefix\n\n");
+    md.push_str("| workload | prefixes | algorithm | prefetch | M | Mlookups/s | cycles/lookup | probes mean / max | B/prefix used |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut cats = Vec::new();
+    let (mut cyc_none, mut cyc_all, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
+    for x in &rs {
+        let wl = x.json["workload"].as_str().unwrap_or("?");
+        for row in x.json["rows"].as_array().cloned().unwrap_or_default() {
+            let algo = row["algorithm"].as_str().unwrap_or("?").to_owned();
+            let pf = row["prefetch"].as_str().unwrap_or("?").to_owned();
+            let _ = writeln!(
+                md,
+                "| {wl} | {} | {algo} | {pf} | {} | {:.2} | {:.0} | {:.2} / {} | {:.1} |",
+                row["prefixes"],
+                row["m"],
+                f(&row["lookups_per_sec"]) / 1e6,
+                f(&row["cycles_per_lookup"]),
+                f(&row["probes_mean"]),
+                row["probes_max"],
+                f(&row["bytes_per_prefix"]["total_used"]),
+            );
+            let cat = format!("{wl} {algo}");
+            if !cats.contains(&cat) {
+                cats.push(cat);
+                bytes.push((0.0, f(&row["bytes_per_prefix"]["total_used"])));
+            }
+            if pf == "None" {
+                cyc_none.push((0.0, f(&row["cycles_per_lookup"])));
+            } else {
+                cyc_all.push((0.0, f(&row["cycles_per_lookup"])));
+            }
+        }
+    }
+    md.push('\n');
+    let footer = machine_line(&rs[0].json);
+    let series = [
+        Series {
+            name: "no prefetch".into(),
+            points: cyc_none,
+        },
+        Series {
+            name: "prefetch".into(),
+            points: cyc_all,
+        },
+    ];
+    svg(
+        dir,
+        w,
+        md,
+        "fib-lpm.svg",
+        "LPM algorithms, cycles per lookup",
+        |p| {
+            bars(
+                p,
+                &Labels {
+                    title: "FIB LPM: cycles per lookup",
+                    x: "workload, algorithm",
+                    y: "cycles per lookup",
+                    footer: &footer,
+                },
+                &cats,
+                &series,
+            )
+        },
+    )?;
+    let series = [Series {
+        name: "bytes per prefix (used)".into(),
+        points: bytes,
+    }];
+    svg(dir, w, md, "fib-bytes.svg", "FIB bytes per prefix", |p| {
+        bars(
+            p,
+            &Labels {
+                title: "FIB memory: bytes per prefix",
+                x: "workload, algorithm",
+                y: "bytes per prefix",
+                footer: &footer,
+            },
+            &cats,
+            &series,
+        )
+    })?;
+    commands(md, &rs);
+    Ok(())
+}

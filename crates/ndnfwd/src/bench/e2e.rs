@@ -1,0 +1,487 @@
+//! `ndnfwd bench e2e`: consumer -> forwarder -> producer through real faces, as processes on
+//! this host: Unix sockets, UDP over loopback, and (as root) Ethernet across a veth pair between
+//! two network namespaces the benchmark makes and removes. The forwarder under test is a command
+//! line (`--forwarder`), so the same run can measure another forwarder side by side; the
+//! generator self-test connects the consumer straight to a listening producer (no forwarder) to
+//! show the generator is not the limit. Prints one JSON object.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::{json, Value};
+
+use crate::gen::cpu_seconds;
+
+/// Options of `bench e2e`.
+#[derive(Args, Debug)]
+pub struct E2eArgs {
+    /// Forwarder command line (run with `sh -c`). Placeholders: {config} (an ndnfwd
+    /// configuration written for the case), {sock} (Unix socket path to listen on), {port}
+    /// (UDP port on 127.0.0.1). Default: this binary's `run --config {config}`.
+    #[arg(long)]
+    forwarder: Option<String>,
+    /// Face kinds to measure: unix, udp, ether (ether needs root; skipped otherwise).
+    #[arg(long, value_delimiter = ',', default_value = "unix,udp,ether")]
+    faces: Vec<String>,
+    /// Data payload sizes in bytes.
+    #[arg(long, value_delimiter = ',', default_value = "100,8000")]
+    payloads: Vec<usize>,
+    /// Seconds of traffic per case.
+    #[arg(long, default_value_t = 5.0)]
+    duration: f64,
+    /// Interests outstanding per consumer thread.
+    #[arg(long, default_value_t = 128)]
+    window: u32,
+    /// Consumer threads (each its own face).
+    #[arg(long, default_value_t = 1)]
+    threads: u8,
+    /// Producer signature: null (SignatureType 200, no hashing, so the producer's SHA-256
+    /// over 8 KB payloads does not limit the run) or digest (DigestSha256).
+    #[arg(long, default_value = "null")]
+    sign: String,
+    /// Skip the generator self-test (consumer straight to producer).
+    #[arg(long)]
+    no_self_test: bool,
+}
+
+/// A child process killed and reaped on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Two network namespaces joined by veth `va` -- `vb`; deleted on drop.
+struct Netns {
+    a: String,
+    b: String,
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.a]).status();
+        let _ = Command::new("ip").args(["netns", "del", &self.b]).status();
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))
+    }
+}
+
+impl Netns {
+    fn new() -> Result<Self, String> {
+        if !is_root() {
+            return Err("needs root (network namespaces, packet sockets)".into());
+        }
+        let pid = std::process::id();
+        let n = Self {
+            a: format!("ndnfwd-e2e-a{pid}"),
+            b: format!("ndnfwd-e2e-b{pid}"),
+        };
+        ip(&["netns", "add", &n.a])?;
+        ip(&["netns", "add", &n.b])?;
+        ip(&[
+            "netns", "exec", &n.a, "ip", "link", "add", "va", "type", "veth", "peer", "name", "vb",
+            "netns", &n.b,
+        ])?;
+        for (ns, dev) in [(&n.a, "va"), (&n.b, "vb"), (&n.a, "lo"), (&n.b, "lo")] {
+            ip(&["-n", ns, "link", "set", dev, "up"])?;
+        }
+        Ok(n)
+    }
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+fn self_exe() -> Result<PathBuf, String> {
+    std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))
+}
+
+/// `cmd` in namespace `ns` when given.
+fn command(ns: Option<&str>, program: &Path) -> Command {
+    match ns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns]).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
+}
+
+/// Starts a producer and waits for its `event=serving` line (10 s at most).
+fn producer(ns: Option<&str>, args: &[String]) -> Result<Proc, String> {
+    let mut child = command(ns, &self_exe()?)
+        .args(["gen", "producer"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawn producer: {e}"))?;
+    let err = child.stderr.take();
+    let p = Proc(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Some(err) = err else { return };
+        let mut lines = BufReader::new(err).lines().map_while(Result::ok);
+        let first = lines.find(|l| l.contains("event=serving") || l.contains("ndnfwd gen:"));
+        let _ = tx.send(first);
+        lines.for_each(drop);
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(Some(l)) if l.contains("event=serving") => Ok(p),
+        Ok(l) => Err(format!("producer failed: {}", l.unwrap_or_default())),
+        Err(_) => Err("producer did not start in 10 s".into()),
+    }
+}
+
+/// Runs a consumer to completion and parses its summary.
+fn consumer(ns: Option<&str>, args: &[String]) -> Result<Value, String> {
+    let out = command(ns, &self_exe()?)
+        .args([
+            "gen",
+            "consumer",
+            "--interval-ms",
+            "0",
+            "--lifetime",
+            "1000",
+        ])
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("spawn consumer: {e}"))?;
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("consumer output: {e}"))
+}
+
+/// Waits (10 s at most) until `path` exists.
+fn wait_path(path: &Path) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() {
+        if Instant::now() > deadline {
+            return Err(format!("{} never appeared", path.display()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+struct Case<'a> {
+    face: &'a str,
+    payload: usize,
+}
+
+/// Starts the forwarder for one case: `{config}`, `{sock}`, `{port}` substituted.
+fn forwarder(
+    a: &E2eArgs,
+    dir: &Path,
+    ns: Option<&str>,
+    extra: &str,
+    port: u16,
+) -> Result<(Proc, PathBuf), String> {
+    let sock = dir.join("fwd.sock");
+    let cfg = dir.join("fwd.toml");
+    let text = format!(
+        "[log]\nlevel = \"warn\"\n[threads]\nmode = \"single\"\n\
+         [listeners]\nunix = \"{}\"\ntcp = []\nudp = [\"127.0.0.1:{port}\"]\n\
+         [tables]\npit_capacity = 262144\ncs_capacity = 65536\n{extra}",
+        sock.display()
+    );
+    std::fs::write(&cfg, text).map_err(|e| e.to_string())?;
+    let default = format!("'{}' run --config {{config}}", self_exe()?.display());
+    let line = a
+        .forwarder
+        .as_deref()
+        .unwrap_or(&default)
+        .replace("{config}", &cfg.display().to_string())
+        .replace("{sock}", &sock.display().to_string())
+        .replace("{port}", &port.to_string());
+    let mut c = match ns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, "sh", "-c", &format!("exec {line}")]);
+            c
+        }
+        None => {
+            let mut c = Command::new("sh");
+            c.args(["-c", &format!("exec {line}")]);
+            c
+        }
+    };
+    let log = std::fs::File::create(dir.join("fwd.log")).map_err(|e| e.to_string())?;
+    let child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("spawn forwarder: {e}"))?;
+    let p = Proc(child);
+    wait_path(&sock)?;
+    Ok((p, sock))
+}
+
+fn scratch(tag: &str) -> Result<Scratch, String> {
+    let d = std::env::temp_dir().join(format!("ndnfwd-e2e-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+    Ok(Scratch(d))
+}
+
+fn consumer_args(a: &E2eArgs, connect: &str) -> Vec<String> {
+    vec![
+        "--connect".into(),
+        connect.into(),
+        "--pattern".into(),
+        "prefix=/e2e,suffix=seq".into(),
+        "--duration".into(),
+        a.duration.to_string(),
+        "--window".into(),
+        a.window.to_string(),
+        "--threads".into(),
+        a.threads.to_string(),
+    ]
+}
+
+/// One measured row from a consumer summary.
+fn row(case: &Case<'_>, path: &str, v: &Value, fwd_cpu: Option<f64>, prod_cpu: f64) -> Value {
+    let per = |cpu: f64| cpu * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0);
+    json!({
+        "face": case.face,
+        "payload": case.payload,
+        "path": path,
+        "data_per_sec": v["data_per_sec"],
+        "rtt_p50_ms": v["rtt_ms"]["p50"],
+        "rtt_p99_ms": v["rtt_ms"]["p99"],
+        "sent": v["sent"],
+        "received": v["received"],
+        "nacks": v["nacks"],
+        "timeouts": v["timeouts"],
+        "forwarder_cpu_s": fwd_cpu,
+        // Forwarder CPU time (user + system, idle polling included) per exchange: an upper
+        // bound of its cost, whatever the generator and the shared cores allowed.
+        "forwarder_us_per_exchange": fwd_cpu.map(per),
+        // The same for each generator process: what one exchange costs the generator.
+        "consumer_us_per_exchange": v["cpu_s"].as_f64().map(per),
+        "producer_us_per_exchange": per(prod_cpu),
+    })
+}
+
+/// Measures one case through the forwarder.
+fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, String> {
+    let dir = scratch(&format!("{}-{}", case.face, case.payload))?;
+    let payload = case.payload.to_string();
+    if case.face == "ether" {
+        if a.forwarder.is_some() {
+            return Err("the Ethernet case configures ndnfwd's own [[face]]/[[route]]; not run for --forwarder".into());
+        }
+        let net = Netns::new()?;
+        let group = "ether://[01:00:5e:00:17:aa]";
+        let extra = format!(
+            "[[route]]\nprefix = \"/e2e\"\nface = \"{group}\"\nlocal = \"dev://va\"\ncost = 0\n"
+        );
+        let (fwd, sock) = forwarder(a, &dir.0, Some(&net.a), &extra, port)?;
+        let prod_args: Vec<String> = [
+            "--connect",
+            group,
+            "--local",
+            "dev://vb",
+            "--prefix",
+            "/e2e",
+            "--no-register",
+            "--payload",
+            &payload,
+            "--sign",
+            &a.sign,
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let prod = producer(Some(&net.b), &prod_args)?;
+        let connect = format!("unix://{}", sock.display());
+        return measure(a, case, Some(&net.a), &connect, &fwd, &prod);
+    }
+    let (fwd, sock) = forwarder(a, &dir.0, None, "", port)?;
+    let connect = match case.face {
+        "unix" => format!("unix://{}", sock.display()),
+        "udp" => format!("udp4://127.0.0.1:{port}"),
+        f => return Err(format!("unknown face kind {f}")),
+    };
+    let prod_args: Vec<String> = [
+        "--connect",
+        &connect,
+        "--prefix",
+        "/e2e",
+        "--payload",
+        &payload,
+        "--sign",
+        &a.sign,
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let prod = producer(None, &prod_args)?;
+    measure(a, case, None, &connect, &fwd, &prod)
+}
+
+fn measure(
+    a: &E2eArgs,
+    case: &Case<'_>,
+    ns: Option<&str>,
+    connect: &str,
+    fwd: &Proc,
+    prod: &Proc,
+) -> Result<Value, String> {
+    // Warm-up: the route works and the faces exist.
+    let warm = consumer(
+        ns,
+        &[
+            "--connect",
+            connect,
+            "--name",
+            "/e2e/warm",
+            "--count",
+            "200",
+            "--window",
+            "16",
+        ]
+        .map(str::to_owned),
+    )?;
+    if warm["received"].as_u64().unwrap_or(0) == 0 {
+        return Err(format!("warm-up fetched nothing: {warm}"));
+    }
+    let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
+    let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
+    let v = consumer(ns, &consumer_args(a, connect))?;
+    let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
+    Ok(row(case, "forwarder", &v, Some(f1 - f0), p1 - p0))
+}
+
+/// The generator self-test: consumer straight to a listening producer over a Unix socket.
+fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
+    let dir = scratch(&format!("self-{payload}"))?;
+    let uri = format!("unix://{}", dir.0.join("prod.sock").display());
+    let p = payload.to_string();
+    let prod = producer(
+        None,
+        &[
+            "--listen",
+            &uri,
+            "--prefix",
+            "/e2e",
+            "--payload",
+            &p,
+            "--sign",
+            &a.sign,
+        ]
+        .map(str::to_owned),
+    )?;
+    let pid = prod.0.id().to_string();
+    let p0 = cpu_seconds(&pid);
+    let v = consumer(None, &consumer_args(a, &uri))?;
+    let p1 = cpu_seconds(&pid);
+    let case = Case {
+        face: "unix",
+        payload,
+    };
+    Ok(row(&case, "self-test", &v, None, p1 - p0))
+}
+
+/// Runs every case; prints one JSON object.
+pub fn run(a: &E2eArgs) -> Result<(), String> {
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let base_port = 20000 + (std::process::id() % 20000) as u16;
+    for (k, face) in a.faces.iter().enumerate() {
+        for (j, &payload) in a.payloads.iter().enumerate() {
+            let case = Case { face, payload };
+            let port = base_port + (k * 16 + j) as u16;
+            eprintln!("bench e2e: {face} {payload} B");
+            match through_forwarder(a, &case, port) {
+                Ok(r) => rows.push(r),
+                Err(why) => {
+                    eprintln!("bench e2e: skipped {face} {payload} B: {why}");
+                    skipped.push(json!({"face": face, "payload": payload, "reason": why}));
+                }
+            }
+        }
+    }
+    if !a.no_self_test {
+        for &payload in &a.payloads {
+            eprintln!("bench e2e: self-test {payload} B");
+            match self_test(a, payload) {
+                Ok(r) => rows.push(r),
+                Err(why) => {
+                    skipped.push(json!({"face": "self-test", "payload": payload, "reason": why}))
+                }
+            }
+        }
+    }
+    let rate = |path: &str, face: &str, payload: usize| {
+        rows.iter()
+            .find(|r| r["path"] == path && r["face"] == face && r["payload"] == payload)
+            .and_then(|r| r["data_per_sec"].as_f64())
+    };
+    let ratios: Vec<Value> = a
+        .payloads
+        .iter()
+        .filter_map(|&p| {
+            let s = rate("self-test", "unix", p)?;
+            let f = rate("forwarder", "unix", p)?;
+            let fwd_row = rows
+                .iter()
+                .find(|r| r["path"] == "forwarder" && r["face"] == "unix" && r["payload"] == p)?;
+            let gen_cost = f64::max(
+                fwd_row["consumer_us_per_exchange"].as_f64().unwrap_or(0.0),
+                fwd_row["producer_us_per_exchange"].as_f64().unwrap_or(0.0),
+            );
+            let fwd_cost = fwd_row["forwarder_us_per_exchange"].as_f64().unwrap_or(0.0);
+            Some(json!({
+                "payload": p,
+                "self_test_over_forwarder_unix": s / f.max(1e-9),
+                "forwarder_cpu_over_busiest_generator_cpu": fwd_cost / gen_cost.max(1e-9),
+            }))
+        })
+        .collect();
+    let out = json!({
+        "bench": "e2e",
+        "machine": super::machine(),
+        "forwarder": a.forwarder.clone().unwrap_or_else(|| "ndnfwd run (mode single, 1 thread)".into()),
+        "duration_s": a.duration,
+        "window": a.window,
+        "consumer_threads": a.threads,
+        "producer_signing": a.sign,
+        "rows": rows,
+        "skipped": skipped,
+        "self_test_ratios": ratios,
+    });
+    println!("{out}");
+    Ok(())
+}

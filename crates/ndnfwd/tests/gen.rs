@@ -1,0 +1,156 @@
+//! `ndnfwd gen` end to end on this host: weighted consumer patterns against per-pattern
+//! producer replies through the daemon over a Unix socket (Data, Nack, silence), fixed-rate
+//! mode, several consumer threads, and the self-test without a forwarder (null-signed Data). A few hundred
+//! exchanges each; no timing assertions.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::*;
+
+fn gen_producer(args: &[&str]) -> Proc {
+    let child = Command::new(BIN)
+        .args(["gen", "producer"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn producer");
+    Proc {
+        child,
+        name: "producer".into(),
+    }
+}
+
+fn config(dir: &TempDir) -> std::path::PathBuf {
+    let cfg = dir.path("ndnfwd.toml");
+    let text = format!(
+        "[threads]\nmode = \"single\"\n[listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n",
+        dir.path("nfd.sock").display()
+    );
+    std::fs::write(&cfg, text).unwrap();
+    cfg
+}
+
+#[test]
+fn patterns_replies_and_rate_mode_through_the_daemon() {
+    let dir = TempDir::new("gen");
+    let sock = dir.path("nfd.sock");
+    let _d = daemon("gen", None, &config(&dir), &dir.path("daemon.log"));
+    let connect = format!("unix://{}", sock.display());
+    let _p = gen_producer(&[
+        "--connect",
+        &connect,
+        "--pattern",
+        "prefix=/g/d,payload=300,freshness=0",
+        "--pattern",
+        "prefix=/g/n,reply=nack:Congestion",
+        "--pattern",
+        "prefix=/g/s,reply=silence",
+    ]);
+    wait_route(&sock, "/g/d/probe");
+
+    // Window mode, two threads, three weighted patterns with flag mixes.
+    let (code, v) = consumer(
+        &sock,
+        &[
+            "--pattern",
+            "prefix=/g/d,weight=8,cbp=0.5,mbf=0.5",
+            "--pattern",
+            "prefix=/g/n,weight=1",
+            "--pattern",
+            "prefix=/g/s,weight=1",
+            "--count",
+            "300",
+            "--window",
+            "8",
+            "--threads",
+            "2",
+            "--lifetime",
+            "300",
+        ],
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "silence and Nacks mean not everything came back: {v}"
+    );
+    let p = &v["patterns"];
+    let (d, n, s) = (&p[0], &p[1], &p[2]);
+    assert_eq!(v["sent"], 300, "{v}");
+    let sent_d = d["sent"].as_u64().unwrap();
+    assert!((190..=280).contains(&sent_d), "weight 8 of 10: {v}");
+    assert_eq!(v["received"], d["sent"], "{v}");
+    assert_eq!(d["data"], d["sent"], "{v}");
+    assert_eq!(v["content_bytes"], sent_d * 300, "{v}");
+    assert_eq!(v["nack_reasons"]["Congestion"], n["sent"], "{v}");
+    assert_eq!(n["nacks"], n["sent"], "{v}");
+    assert_eq!(v["timeouts"], s["sent"], "{v}");
+    assert_eq!(s["data"], 0, "{v}");
+    assert_eq!(v["rtt_samples"], v["received"], "{v}");
+    assert_eq!(v["unmatched"], 0, "{v}");
+    assert!(v["rtt_ms"]["p99"].as_f64().unwrap() >= v["rtt_ms"]["p50"].as_f64().unwrap());
+
+    // Fixed-rate mode keeps no table: every answer is accounted for from its token.
+    let (code, v) = consumer(
+        &sock,
+        &[
+            "--name",
+            "/g/d/rate",
+            "--count",
+            "200",
+            "--rate",
+            "4000",
+            "--batch",
+            "8",
+        ],
+    );
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["mode"], "rate");
+    assert_eq!(v["received"], 200);
+    assert_eq!(v["content_bytes"], 200 * 300);
+}
+
+#[test]
+fn self_test_without_a_forwarder() {
+    let dir = TempDir::new("genself");
+    let uri = format!("unix://{}", dir.path("prod.sock").display());
+    let _p = gen_producer(&[
+        "--listen",
+        &uri,
+        "--prefix",
+        "/s",
+        "--payload",
+        "50",
+        "--sign",
+        "null",
+    ]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !dir.path("prod.sock").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "producer never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = Command::new(BIN)
+        .args([
+            "gen",
+            "consumer",
+            "--connect",
+            &uri,
+            "--name",
+            "/s/x",
+            "--count",
+            "300",
+        ])
+        .args(["--window", "32", "--interval-ms", "0"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["received"], 300);
+    assert_eq!(v["content_bytes"], 300 * 50);
+}

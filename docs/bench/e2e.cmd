@@ -1,0 +1,1 @@
+ndnfwd bench e2e --duration 3
