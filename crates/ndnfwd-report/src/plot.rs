@@ -35,6 +35,22 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
+/// Paints the white canvas and the footer line naming command and machine; returns the area
+/// above the footer for the chart.
+fn frame<'a>(
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    l: &Labels<'_>,
+) -> Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, Box<dyn Error>> {
+    root.fill(&WHITE)?;
+    let (top, bottom) = root.split_vertically(410);
+    bottom.draw_text(
+        l.footer,
+        &("sans-serif", 12).into_font().color(&BLACK),
+        (10, 8),
+    )?;
+    Ok(top)
+}
+
 fn color(i: usize) -> RGBColor {
     COLORS.get(i % COLORS.len()).copied().unwrap_or(BLACK)
 }
@@ -67,13 +83,7 @@ pub fn lines(
     };
     let pad = (x1 - x0) * 0.05;
     let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (top, bottom) = root.split_vertically(410);
-    bottom.draw_text(
-        l.footer,
-        &("sans-serif", 12).into_font().color(&BLACK),
-        (10, 8),
-    )?;
+    let top = frame(&root, l)?;
     let mut chart = ChartBuilder::on(&top)
         .caption(l.title, ("sans-serif", 18))
         .margin(12)
@@ -114,13 +124,7 @@ pub fn bars(
 ) -> Result<(), Box<dyn Error>> {
     let n = categories.len().max(1);
     let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (top, bottom) = root.split_vertically(410);
-    bottom.draw_text(
-        l.footer,
-        &("sans-serif", 12).into_font().color(&BLACK),
-        (10, 8),
-    )?;
+    let top = frame(&root, l)?;
     let mut chart = ChartBuilder::on(&top)
         .caption(l.title, ("sans-serif", 18))
         .margin(12)
