@@ -44,7 +44,7 @@ pub struct FaceTableConfig {
     pub max_faces: usize,
     /// Bytes a stream face may hold back when the peer reads slowly.
     pub stream_backlog: usize,
-    /// Kernel socket buffer size requested for UDP sockets.
+    /// Kernel socket buffer size requested for UDP and Unix stream sockets.
     pub socket_buffer: usize,
     /// Whether this host's other processes hear our UDP multicast (tests on one host).
     pub multicast_loop: bool,
