@@ -1,6 +1,8 @@
 //! NDNLPv2 link packets: a checked view of the LpPacket header fields and fragment, an owned
 //! builder, network Nack reasons, and [`decode_link_packet`], the one entry point for a
-//! received frame (an LpPacket or a bare Interest/Data).
+//! received frame (an LpPacket or a bare Interest/Data). [`decode_common`] is the fast path for
+//! the frame nearly every packet is (a bare packet, or only a PitToken, Nack or CongestionMark
+//! around a whole one); it defers anything else to the general decoder.
 //!
 //! ```text
 //! LpPacket = LP-PACKET-TYPE TLV-LENGTH *LpHeaderField [Fragment]
@@ -305,6 +307,98 @@ fn network_packet(wire: &[u8]) -> Result<Payload<'_>, DecodeError> {
             u32::try_from(typ).unwrap_or(u32::MAX),
         )),
     }
+}
+
+/// The link fields the common frame may carry: a PitToken, a Nack, a CongestionMark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommonFields<'a> {
+    /// PitToken (98), 1 to 32 bytes.
+    pub pit_token: Option<&'a [u8]>,
+    /// Nack (800): `Some(reason)`, where the NackReason itself is optional.
+    pub nack: Option<Option<NackReason>>,
+    /// CongestionMark (832).
+    pub congestion_mark: Option<u64>,
+}
+
+/// A received frame of the common shape, read by [`decode_common`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommonFrame<'a> {
+    /// The link fields (all absent for a bare packet).
+    pub fields: CommonFields<'a>,
+    /// Where the network packet is in the frame (the whole frame for a bare packet).
+    pub payload: Range<usize>,
+    /// TLV-TYPE of the network packet: [`tt::INTEREST`] or [`tt::DATA`]. Its TLV spans exactly
+    /// `payload`; its inside is not checked.
+    pub net_type: u32,
+}
+
+/// Reads the frame nearly every packet is, in one walk and without the general structures: a
+/// bare Interest or Data, or an LpPacket that holds only PitToken, Nack and CongestionMark
+/// fields around one whole (unfragmented) Interest or Data.
+///
+/// `None` means "not this shape", not "malformed": the caller then runs the general decoder
+/// ([`LpPacket::new_checked`]), which accepts or rejects the frame and says why. Whenever this
+/// returns a frame, the general decoder accepts the same bytes with the same fields, no other
+/// field, and the same fragment (the `lp_packet` fuzz target checks it).
+pub fn decode_common(wire: &[u8]) -> Option<CommonFrame<'_>> {
+    let (typ, len, hdr) = tlv::header(wire).ok()?;
+    if hdr.checked_add(len)? != wire.len() {
+        return None;
+    }
+    if typ != tt::LP_PACKET {
+        return is_network_type(typ).then_some(CommonFrame {
+            fields: CommonFields::default(),
+            payload: 0..wire.len(),
+            net_type: typ,
+        });
+    }
+    let mut fields = CommonFields::default();
+    let mut pos = hdr;
+    let mut prev = 0u32;
+    loop {
+        let (t, l, h) = tlv::header(wire.get(pos..)?).ok()?;
+        let start = pos.checked_add(h)?;
+        let end = start.checked_add(l)?;
+        let value = wire.get(start..end)?;
+        if t == tt::FRAGMENT {
+            // The Fragment must be last and hold exactly one Interest or Data TLV.
+            let (nt, nl, nh) = tlv::header(value).ok()?;
+            let whole = end == wire.len() && nh.checked_add(nl)? == value.len();
+            return (whole && is_network_type(nt)).then_some(CommonFrame {
+                fields,
+                payload: start..end,
+                net_type: nt,
+            });
+        }
+        if t <= prev {
+            return None;
+        }
+        prev = t;
+        match t {
+            tt::PIT_TOKEN if (1..=MAX_PIT_TOKEN_LEN).contains(&l) => fields.pit_token = Some(value),
+            tt::NACK => fields.nack = Some(nack_reason(value)?),
+            tt::CONGESTION_MARK => fields.congestion_mark = Some(tlv::read_nni(value).ok()?),
+            _ => return None,
+        }
+        pos = end;
+    }
+}
+
+fn is_network_type(typ: u32) -> bool {
+    typ == tt::INTEREST || typ == tt::DATA
+}
+
+/// The value of a Nack that is empty or exactly one NackReason (anything else: `None`).
+fn nack_reason(value: &[u8]) -> Option<Option<NackReason>> {
+    if value.is_empty() {
+        return Some(None);
+    }
+    let (t, l, h) = tlv::header(value).ok()?;
+    if t != tt::NACK_REASON || h.checked_add(l)? != value.len() {
+        return None;
+    }
+    let code = tlv::read_nni(value.get(h..)?).ok()?;
+    Some(Some(NackReason::from_code(code)))
 }
 
 /// One header field as the builder writes it.

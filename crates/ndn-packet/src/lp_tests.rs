@@ -242,3 +242,120 @@ fn nack_reason_codes() {
         assert_eq!(r.code(), code);
     }
 }
+
+/// What the general decoder says about a frame `decode_common` accepted: the same fields, no
+/// other, unfragmented, and the same payload (a single Interest or Data TLV).
+fn assert_general_agrees(wire: &[u8], c: &CommonFrame<'_>) {
+    let payload = wire.get(c.payload.clone()).unwrap();
+    assert_eq!(tlv::read_single(payload).unwrap().typ, c.net_type);
+    if c.payload == (0..wire.len()) {
+        assert_eq!(c.fields, CommonFields::default());
+        assert_ne!(tlv::read_single(wire).unwrap().typ, tt::LP_PACKET);
+        return;
+    }
+    let lp = LpPacket::new_checked(wire).unwrap();
+    let expected = LpHeaders {
+        pit_token: c.fields.pit_token,
+        nack: c.fields.nack,
+        congestion_mark: c.fields.congestion_mark,
+        ..LpHeaders::default()
+    };
+    assert_eq!(lp.headers(), &expected);
+    assert_eq!(lp.fragment_range(), Some(c.payload.clone()));
+}
+
+#[test]
+fn common_frames_take_the_fast_path_and_agree_with_the_general_decoder() {
+    let token = [0xaa, 0xbb, 0xcc, 0xdd];
+    let long_token = [7u8; MAX_PIT_TOKEN_LEN];
+    let big = crate::DataBuilder::new("/big".parse().unwrap())
+        .content(vec![0x5a; 8000])
+        .encode()
+        .unwrap();
+    let frames = [
+        (INTEREST_FULL.to_vec(), CommonFields::default()),
+        (DATA_FULL.to_vec(), CommonFields::default()),
+        (
+            NACK_NO_ROUTE.to_vec(),
+            CommonFields {
+                nack: Some(Some(NackReason::NoRoute)),
+                ..CommonFields::default()
+            },
+        ),
+        (
+            LpPacketBuilder::new()
+                .pit_token(&token)
+                .encode(Some(&DATA_FULL))
+                .unwrap(),
+            CommonFields {
+                pit_token: Some(&token[..]),
+                ..CommonFields::default()
+            },
+        ),
+        (
+            LpPacketBuilder::new()
+                .pit_token(&long_token)
+                .encode(Some(&big))
+                .unwrap(),
+            CommonFields {
+                pit_token: Some(&long_token[..]),
+                ..CommonFields::default()
+            },
+        ),
+        (
+            {
+                let mut b = LpPacketBuilder::new().pit_token(&token).nack(None);
+                b.headers_mut().congestion_mark = Some(0x1234);
+                b.encode(Some(&INTEREST_FULL)).unwrap()
+            },
+            CommonFields {
+                pit_token: Some(&token[..]),
+                nack: Some(None),
+                congestion_mark: Some(0x1234),
+            },
+        ),
+    ];
+    for (wire, fields) in &frames {
+        let c = decode_common(wire).unwrap_or_else(|| panic!("fast path refused {wire:02x?}"));
+        assert_eq!(&c.fields, fields);
+        assert_general_agrees(wire, &c);
+    }
+}
+
+#[test]
+fn other_shapes_and_malformed_frames_are_left_to_the_general_decoder() {
+    let token = [1u8, 2];
+    let with = |headers: &[u8]| lp(&[headers, &frag(&INTEREST_FULL)].concat());
+    let cases: Vec<Vec<u8>> = vec![
+        LP_DATA.to_vec(),          // IncomingFaceId: a field outside the common set
+        lp(&[]),                   // idle
+        lp(&[98, 2, 1, 2]),        // idle with a token
+        with(&[0xfd, 3, 0x24, 0]), // ignorable unknown field 804
+        with(&[0xfd, 3, 0x20, 4, 0xfd, 3, 0x21, 1, 150, 0]), // Nack with a trailing child
+        with(&[98, 0]),            // empty token
+        with(&[0xfd, 3, 0x40, 0]), // CongestionMark without a value
+        with(&[0xfd, 3, 0x20, 0, 98, 2, 1, 2]), // out of order
+        with(&[98, 2, 1, 2, 98, 2, 1, 2]), // repeated token
+        lp(&[&frag(&INTEREST_FULL)[..], &[98, 2, 1, 2]].concat()), // field after the Fragment
+        lp(&frag(&[&INTEREST_FULL[..], &[0]].concat())), // trailing byte in the Fragment
+        lp(&frag(&[7, 0])),        // Fragment that is no network packet
+        lp(&[80, 0]),              // empty Fragment
+        [&INTEREST_FULL[..], &[0]].concat(), // trailing byte after a bare packet
+        vec![7, 0],                // bare packet of another type
+        LpPacketBuilder::new()
+            .pit_token(&token)
+            .encode(Some(&INTEREST_FULL))
+            .unwrap()[..INTEREST_FULL.len()]
+            .to_vec(), // truncated
+        vec![],
+    ];
+    let mut b = LpPacketBuilder::new().pit_token(&token);
+    let h = b.headers_mut();
+    h.frag_index = Some(0);
+    h.frag_count = Some(2);
+    h.sequence = Some(9);
+    let fragmented = b.encode(Some(&INTEREST_FULL)).unwrap();
+    for wire in cases.iter().chain([&fragmented]) {
+        assert_eq!(decode_common(wire), None, "{wire:02x?}");
+    }
+}

@@ -114,6 +114,7 @@ pub const fn var_number_len(v: u64) -> usize {
 }
 
 /// Appends `v` as a shortest-form VAR-NUMBER.
+#[inline]
 pub fn write_var_number(out: &mut Vec<u8>, v: u64) {
     // The casts below are exact: each arm is guarded by the range that fits.
     match var_number_len(v) {
@@ -164,12 +165,14 @@ pub fn write_nni(out: &mut Vec<u8>, v: u64) {
 }
 
 /// Appends a TLV header (type and length).
+#[inline]
 pub fn write_header(out: &mut Vec<u8>, typ: u32, len: usize) {
     write_var_number(out, u64::from(typ));
     write_var_number(out, len as u64);
 }
 
 /// Appends a whole TLV element.
+#[inline]
 pub fn write_tlv(out: &mut Vec<u8>, typ: u32, value: &[u8]) {
     write_header(out, typ, value.len());
     out.extend_from_slice(value);

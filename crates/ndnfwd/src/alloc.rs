@@ -56,3 +56,22 @@ pub fn start_counting() {
 pub fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
+
+/// Free bytes at the top of a malloc heap that glibc keeps for reuse after
+/// [`keep_freed_memory`] (its default is 128 KiB).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TRIM_THRESHOLD: libc::c_int = 64 << 20;
+
+/// Makes glibc keep up to [`TRIM_THRESHOLD`] of freed heap memory instead of returning it to
+/// the kernel as soon as 128 KiB are free. A process that frees a burst of 8 KB packets and
+/// allocates the next burst otherwise faults every page in again: measured on the generator's
+/// consumer, 0.57 minor faults per 8 KB Data and twice the system time. Call it before threads
+/// start. Elsewhere than glibc it does nothing.
+pub fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only changes a malloc tuning parameter, and any positive value is valid
+    // for M_TRIM_THRESHOLD; no memory is touched.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+    }
+}

@@ -1,7 +1,10 @@
 //! The NDNLPv2 link service: pure protocol logic between a transport's frames and network
 //! packets, with no I/O and time passed in.
 //!
-//! Receive ([`LinkService::decode`]): a frame is a bare Interest or Data or an LpPacket; LP
+//! Receive ([`LinkService::decode`]): a frame is a bare Interest or Data or an LpPacket. The
+//! common frame (bare, or only PitToken/Nack/CongestionMark around a whole packet) is read in
+//! one walk by [`ndn_packet::lp::decode_common`]; anything else goes through the general
+//! decoder, which alone decides what is malformed, so drops are counted the same way. LP
 //! fields are checked against the packet type as NFD's GenericLinkService does (NextHopFaceId
 //! only on an Interest and only with local fields enabled, CachePolicy only on Data, Nack only
 //! on an Interest, IncomingFaceId ignored); fragments are reassembled
@@ -22,7 +25,7 @@ use core::ops::Range;
 
 use bytes::Bytes;
 use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
-use ndn_packet::lp::{LpHeaders, LpPacket};
+use ndn_packet::lp::{self, LpHeaders, LpPacket};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::FaceId;
 
@@ -144,10 +147,28 @@ impl LinkService {
         counters: &FaceCounters,
     ) -> Option<RxPacket> {
         counters.in_bytes(frame.len());
+        if let Some(c) = lp::decode_common(&frame) {
+            let fields = RxFields {
+                lp: RxLp {
+                    pit_token: c
+                        .fields
+                        .pit_token
+                        .and_then(LpToken::new)
+                        .unwrap_or_default(),
+                    nack: c.fields.nack,
+                    congestion_mark: c.fields.congestion_mark.unwrap_or(0),
+                    ..RxLp::default()
+                },
+                cache_policy: None,
+            };
+            let net_type = Some(c.net_type);
+            return self.deliver(face, frame.slice(c.payload), net_type, fields, counters);
+        }
         let is_lp =
             matches!(tlv::read_var_number(&frame), Ok((t, _)) if t == u64::from(tt::LP_PACKET));
         if !is_lp {
-            return self.deliver(face, frame, RxFields::default(), counters);
+            let net_type = single_tlv_type(&frame);
+            return self.deliver(face, frame, net_type, RxFields::default(), counters);
         }
         let lp = match LpPacket::new_checked(&frame) {
             Ok(lp) => lp,
@@ -161,7 +182,9 @@ impl LinkService {
         // An idle LpPacket (no fragment) carries nothing for the network layer.
         let range = lp.fragment_range()?;
         if !h.is_fragmented() {
-            return self.deliver(face, frame.slice(range), fields, counters);
+            let wire = frame.slice(range);
+            let net_type = single_tlv_type(&wire);
+            return self.deliver(face, wire, net_type, fields, counters);
         }
         let (Some(seq), Some(payload)) = (h.sequence, lp.fragment()) else {
             counters.drop(DropReason::BadFragment);
@@ -177,7 +200,10 @@ impl LinkService {
         };
         match self.reassembler.add(now, &f, |r| counters.drop(r)) {
             Ok(Outcome::Pending) => None,
-            Ok(Outcome::Complete(wire, fields)) => self.deliver(face, wire, fields, counters),
+            Ok(Outcome::Complete(wire, fields)) => {
+                let net_type = single_tlv_type(&wire);
+                self.deliver(face, wire, net_type, fields, counters)
+            }
             Err(r) => {
                 counters.drop(r);
                 None
@@ -185,11 +211,13 @@ impl LinkService {
         }
     }
 
-    /// Checks a whole network packet and its fields, and counts it.
+    /// Checks a whole network packet and its fields, and counts it. `net_type` is the type of
+    /// the single TLV `wire` must be (`None`: it is not one TLV).
     fn deliver(
         &self,
         face: FaceId,
         wire: Bytes,
+        net_type: Option<u32>,
         fields: RxFields,
         counters: &FaceCounters,
     ) -> Option<RxPacket> {
@@ -199,7 +227,7 @@ impl LinkService {
         }
         let mut lp = fields.lp;
         let cache_policy = fields.cache_policy.is_some();
-        let kind = match (single_tlv_type(&wire), lp.nack) {
+        let kind = match (net_type, lp.nack) {
             (Some(tt::INTEREST), None) => PacketKind::Interest,
             (Some(tt::INTEREST), Some(_)) => PacketKind::Nack,
             (Some(tt::DATA), _) => PacketKind::Data,

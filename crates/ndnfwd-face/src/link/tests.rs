@@ -397,3 +397,43 @@ fn byte_budget_evicts_oldest() {
     assert!(ls.decode(5, FACE, 0, f, &c).is_none());
     assert_eq!(ls.reassembly_usage(), (3, 2010));
 }
+
+/// Frames the fast path takes (`lp::decode_common`) decode exactly as through the general
+/// decoder: the same frame with an ignorable field 956, which only the general decoder reads,
+/// gives the same packet and the same counters.
+#[test]
+fn fast_path_matches_the_general_decoder() {
+    let (i, d) = (interest(), data(100));
+    let nack_no_route: &[u8] = &[0xfd, 3, 0x20, 5, 0xfd, 3, 0x21, 1, 150];
+    let cases: [(&[u8], &Bytes); 7] = [
+        (&[], &i),
+        (&[98, 2, 0xaa, 0xbb], &i),
+        (&[98, 2, 0xaa, 0xbb], &d),
+        (nack_no_route, &i),
+        (&[0xfd, 3, 0x20, 0], &d), // a Nack around Data: bad_lp either way
+        (&[98, 1, 7, 0xfd, 3, 0x40, 1, 1], &i),
+        (&[98, 1, 7, 0xfd, 3, 0x20, 0, 0xfd, 3, 0x40, 1, 1], &i),
+    ];
+    for (fields, pkt) in cases {
+        let frame = |extra: &[u8]| {
+            let mut v = [fields, extra].concat();
+            tlv::write_tlv(&mut v, tt::FRAGMENT, pkt);
+            let mut out = Vec::new();
+            tlv::write_tlv(&mut out, tt::LP_PACKET, &v);
+            Bytes::from(out)
+        };
+        let (fast, general) = (frame(&[]), frame(&[0xfd, 3, 0xbc, 0]));
+        assert!(lp::decode_common(&fast).is_some(), "{fields:02x?}");
+        assert!(lp::decode_common(&general).is_none());
+        let (mut a, ca) = (service(None, false), FaceCounters::default());
+        let (mut b, cb) = (service(None, false), FaceCounters::default());
+        let pa = rx(&mut a, &ca, fast).map(|p| (p.kind, p.wire, p.lp));
+        let pb = rx(&mut b, &cb, general).map(|p| (p.kind, p.wire, p.lp));
+        assert_eq!(pa, pb, "{fields:02x?}");
+        let count = |s: CounterSnapshot| {
+            let d = s.drops(DropReason::BadLp);
+            (s.in_interests, s.in_data, s.in_nacks, d)
+        };
+        assert_eq!(count(snap(&ca)), count(snap(&cb)));
+    }
+}

@@ -44,7 +44,7 @@ pub struct FaceTableConfig {
     pub max_faces: usize,
     /// Bytes a stream face may hold back when the peer reads slowly.
     pub stream_backlog: usize,
-    /// Kernel socket buffer size requested for UDP sockets.
+    /// Kernel socket buffer size requested for UDP and Unix stream sockets.
     pub socket_buffer: usize,
     /// Whether this host's other processes hear our UDP multicast (tests on one host).
     pub multicast_loop: bool,
@@ -193,6 +193,11 @@ impl Faces {
         self.map.get(&id).map(|f| &*f.counters)
     }
 
+    /// The receive side of face `id`, looked up once for a run of frames from one socket.
+    pub(crate) fn receiver(&mut self, id: FaceId) -> Option<Receiver<'_>> {
+        self.map.get_mut(&id).map(|face| Receiver { id, face })
+    }
+
     /// Decodes a received frame on face `id` and appends the packet, if whole, to `out`.
     pub(crate) fn deliver(
         &mut self,
@@ -208,6 +213,28 @@ impl Faces {
                 out.push(p);
             }
         }
+    }
+}
+
+/// One face's receive side (see [`Faces::receiver`]).
+pub(crate) struct Receiver<'a> {
+    id: FaceId,
+    face: &'a mut FaceState,
+}
+
+impl Receiver<'_> {
+    /// Decodes a received frame and appends the packet, if whole, to `out`.
+    pub(crate) fn deliver(&mut self, now: u64, peer: u64, frame: Bytes, out: &mut Vec<RxPacket>) {
+        let f = &mut *self.face;
+        f.last_rx = now;
+        if let Some(p) = f.link.decode(now, self.id, peer, frame, &f.counters) {
+            out.push(p);
+        }
+    }
+
+    /// The face's counters.
+    pub(crate) fn counters(&self) -> &FaceCounters {
+        &self.face.counters
     }
 }
 
@@ -515,8 +542,13 @@ impl FaceTable {
     /// socket refuses are dropped and counted. Returns how many packets were encoded.
     pub fn send_burst(&mut self, pkts: &[TxPacket]) -> usize {
         let mut accepted = 0;
+        // Bursts come in runs for one face: look the face up once per run.
+        let mut cur: Option<&mut FaceState> = None;
         for p in pkts {
-            let Some(f) = self.faces.map.get_mut(&p.face) else {
+            if cur.as_ref().is_none_or(|f| f.info.id != p.face) {
+                cur = self.faces.map.get_mut(&p.face);
+            }
+            let Some(f) = cur.as_deref_mut() else {
                 self.faces.stats.tx_unknown_face += 1;
                 continue;
             };

@@ -4,7 +4,7 @@
 use core::fmt;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
@@ -131,6 +131,13 @@ impl FaceTable {
         persistency: Persistency,
         now: u64,
     ) -> Option<FaceId> {
+        if let StreamSock::Unix(u) = &sock {
+            // A Unix stream holds at most the sender's SO_SNDBUF in flight (208 KiB by default:
+            // 26 Data of 8 KB); a larger burst would wait in the user-space backlog for an
+            // EPOLLOUT wake-up. Best effort: the kernel caps the size at its maximum.
+            let size = self.faces.cfg.socket_buffer;
+            let _ = sys::set_buffer_sizes(u.as_fd(), size, size);
+        }
         let slot = self.reserve_slot();
         let nf = NewFace {
             endpoint: slot,

@@ -163,21 +163,26 @@ impl StreamEndpoint {
         limit: usize,
     ) -> (Status, bool) {
         let mut reads = 0;
+        let mut rx = faces.receiver(self.face);
         loop {
             loop {
                 if out.len() >= limit {
                     return (Status::Open, self.framer.buffered() > 0);
                 }
                 match self.framer.next_frame() {
-                    Ok(Some(frame)) => faces.deliver(now, self.face, 0, frame, out),
+                    Ok(Some(frame)) => {
+                        if let Some(rx) = rx.as_mut() {
+                            rx.deliver(now, 0, frame, out);
+                        }
+                    }
                     Ok(None) => break,
                     Err(e) => {
                         let reason = match e {
                             FramingError::TooLarge => DropReason::FrameTooLarge,
                             FramingError::BadHeader => DropReason::BadPacket,
                         };
-                        if let Some(c) = faces.counters(self.face) {
-                            c.drop(reason);
+                        if let Some(rx) = &rx {
+                            rx.counters().drop(reason);
                         }
                         return (Status::Down(DownReason::BadFraming), false);
                     }

@@ -147,6 +147,8 @@ pub struct ProducerArgs {
 
 /// Runs a generator; returns the exit code.
 pub fn main(g: Gen) -> ExitCode {
+    // 8 KB Data freed and allocated burst after burst must not fault their pages in each time.
+    crate::alloc::keep_freed_memory();
     let r = match g {
         Gen::Consumer(a) => run_consumer(&a),
         Gen::Producer(a) => run_producer(&a),

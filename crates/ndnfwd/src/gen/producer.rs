@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bytes::Bytes;
 use ndn_packet::interest::Interest;
 use ndn_packet::link::{PacketKind, TxLp};
-use ndn_packet::tlv::tt;
-use ndn_packet::{DataBuilder, DataSignature, NackReason};
+use ndn_packet::tlv::{self, tt};
+use ndn_packet::{DataBuilder, DataSignature, NackReason, Name, NameRef};
 use ndnfwd_workload::{producer_rule, ProducerPattern, Reply, Signing, NULL_SIGNATURE_TYPE};
 
 use super::client::Client;
@@ -20,6 +20,73 @@ fn null_signature() -> DataSignature {
         info: vec![sig_type, 1, NULL_SIGNATURE_TYPE],
         value: Vec::new(),
     }
+}
+
+/// How one rule's Data are encoded. With the null signature everything after the Name (MetaInfo,
+/// Content, SignatureInfo, SignatureValue) is the same for every reply, so it is encoded once
+/// and each reply is one allocation and one copy: Data header, the Interest's Name, the tail.
+/// A DigestSha256 covers the Name, so those Data go through the builder each time.
+enum DataEncoder {
+    /// The encoded bytes that follow the Name.
+    Template(Vec<u8>),
+    /// Build each Data (signed).
+    Builder { payload: Vec<u8> },
+}
+
+impl DataEncoder {
+    fn new(rule: &ProducerPattern) -> Self {
+        let payload: Vec<u8> = b"ndnfwd "
+            .iter()
+            .copied()
+            .cycle()
+            .take(rule.payload)
+            .collect();
+        if rule.signing != Signing::Null {
+            return Self::Builder { payload };
+        }
+        // The builder's own encoding with an empty Name: keep what follows the Name TLV.
+        let tail = builder(rule, Name::new(), payload.clone())
+            .encode()
+            .ok()
+            .and_then(|w| {
+                let data = tlv::read_single(&w).ok()?;
+                let name = tlv::Reader::new(data.value).read().ok()?;
+                data.value.get(name.wire.len()..).map(<[u8]>::to_vec)
+            });
+        match tail {
+            Some(t) => Self::Template(t),
+            None => Self::Builder { payload },
+        }
+    }
+
+    /// The Data answering an Interest whose Name TLV is `name_wire`.
+    fn encode(&self, rule: &ProducerPattern, name_wire: &[u8], name: NameRef<'_>) -> Option<Bytes> {
+        let wire = match self {
+            Self::Template(tail) => {
+                let len = name_wire.len() + tail.len();
+                let mut w = Vec::with_capacity(tlv::tlv_len(tt::DATA, len));
+                tlv::write_header(&mut w, tt::DATA, len);
+                w.extend_from_slice(name_wire);
+                w.extend_from_slice(tail);
+                w
+            }
+            Self::Builder { payload } => builder(rule, name.to_name(), payload.clone())
+                .encode()
+                .ok()?,
+        };
+        Some(Bytes::from(wire))
+    }
+}
+
+fn builder(rule: &ProducerPattern, name: Name, payload: Vec<u8>) -> DataBuilder {
+    let mut d = DataBuilder::new(name).content(payload);
+    if rule.freshness_ms > 0 {
+        d = d.freshness_period(rule.freshness_ms);
+    }
+    if rule.signing == Signing::Null {
+        d = d.signature(null_signature());
+    }
+    d
 }
 
 /// One producer thread's counts.
@@ -44,10 +111,7 @@ pub fn run(
     limit: u64,
     live: &Live,
 ) -> Result<Served, String> {
-    let payloads: Vec<Vec<u8>> = rules
-        .iter()
-        .map(|r| b"ndnfwd ".iter().copied().cycle().take(r.payload).collect())
-        .collect();
+    let encoders: Vec<DataEncoder> = rules.iter().map(DataEncoder::new).collect();
     let mut s = Served::default();
     while !stop.load(Ordering::Relaxed) && (limit == 0 || total.load(Ordering::Relaxed) < limit) {
         c.poll(20)?;
@@ -65,7 +129,7 @@ pub fn run(
                 s.ignored += 1;
                 continue;
             };
-            let (Some(rule), Some(payload)) = (rules.get(k), payloads.get(k)) else {
+            let (Some(rule), Some(encoder)) = (rules.get(k), encoders.get(k)) else {
                 continue;
             };
             let lp = TxLp {
@@ -73,22 +137,13 @@ pub fn run(
                 ..TxLp::default()
             };
             match rule.reply {
-                Reply::Data => {
-                    let mut d = DataBuilder::new(i.name().to_name()).content(payload.clone());
-                    if rule.freshness_ms > 0 {
-                        d = d.freshness_period(rule.freshness_ms);
+                Reply::Data => match encoder.encode(rule, i.name_wire(), i.name()) {
+                    Some(w) => {
+                        c.queue(Some(p.face), PacketKind::Data, w, lp);
+                        s.data += 1;
                     }
-                    if rule.signing == Signing::Null {
-                        d = d.signature(null_signature());
-                    }
-                    match d.encode() {
-                        Ok(w) => {
-                            c.queue(Some(p.face), PacketKind::Data, Bytes::from(w), lp);
-                            s.data += 1;
-                        }
-                        Err(_) => s.ignored += 1,
-                    }
-                }
+                    None => s.ignored += 1,
+                },
                 Reply::Nack(code) => {
                     let lp = TxLp {
                         nack: Some(NackReason::from_code(code)),
@@ -108,4 +163,49 @@ pub fn run(
         live.add(answered, s.data - d0, s.nacks - n0);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndn_packet::Data;
+
+    /// The template is a shortcut for the builder: byte for byte the same Data.
+    #[test]
+    fn template_data_equals_builder_data() {
+        let names = [
+            "/e2e/x/%00%01",
+            "/a",
+            "/long/name/with/several/components/0123456789",
+        ];
+        for (payload, freshness_ms) in [(0, 0), (100, 0), (8000, 4000), (300, 70000)] {
+            let rule = ProducerPattern {
+                payload,
+                freshness_ms,
+                signing: Signing::Null,
+                .."prefix=/e2e".parse::<ProducerPattern>().unwrap()
+            };
+            let enc = DataEncoder::new(&rule);
+            assert!(matches!(enc, DataEncoder::Template(_)));
+            for uri in names {
+                let name = Name::from_uri(uri).unwrap();
+                let wire = name.to_wire();
+                let got = enc.encode(&rule, &wire, name.as_ref()).unwrap();
+                let payload_bytes = b"ndnfwd ".iter().copied().cycle().take(payload).collect();
+                let want = builder(&rule, name.clone(), payload_bytes)
+                    .encode()
+                    .unwrap();
+                assert_eq!(got, want, "{uri} {payload} B");
+                assert_eq!(Data::new_checked(&got).unwrap().name(), name.as_ref());
+            }
+        }
+        let signed = ProducerPattern {
+            signing: Signing::Digest,
+            .."prefix=/e2e".parse::<ProducerPattern>().unwrap()
+        };
+        assert!(matches!(
+            DataEncoder::new(&signed),
+            DataEncoder::Builder { .. }
+        ));
+    }
 }
