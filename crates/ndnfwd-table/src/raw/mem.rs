@@ -157,6 +157,9 @@ pub unsafe trait ZeroValid: Sized {}
 // SAFETY: zero is a valid atomic integer, atomics have no drop glue, alignment 8 <= 4096.
 unsafe impl ZeroValid for core::sync::atomic::AtomicU64 {}
 
+// SAFETY: zero is a valid `u32`, which has no drop glue and alignment 4 <= 4096.
+unsafe impl ZeroValid for u32 {}
+
 // SAFETY: an array of zero-valid values is all zeros exactly when each element is; arrays add no
 // drop glue; their alignment is the element's.
 unsafe impl<T: ZeroValid, const N: usize> ZeroValid for [T; N] {}
@@ -208,10 +211,18 @@ impl<T: ZeroValid> Deref for ZeroedSlice<T> {
         // SAFETY: the mapping holds at least `len * size_of::<T>()` zero-filled bytes (or `len` is
         // 0, or `T` is zero-sized, and the pointer is dangling but aligned), its start is aligned
         // to MAP_ALIGN >= align_of::<T>() (checked in `new`), zero is a valid `T` (ZeroValid), and
-        // the returned borrow cannot outlive `self`, which owns the mapping. Only shared
-        // references are ever created, so mutation happens through `T`'s own interior
-        // mutability (atomics).
+        // the returned borrow cannot outlive `self`, which owns the mapping. Through `&self`
+        // only shared slices exist (mutation goes through `T`'s interior mutability); a unique
+        // slice needs `&mut self` (`deref_mut`).
         unsafe { core::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len) }
+    }
+}
+
+impl<T: ZeroValid> core::ops::DerefMut for ZeroedSlice<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as for `deref`; in addition `&mut self` proves this is the only borrow of the
+        // mapping, which `self` owns exclusively, so the unique slice aliases nothing.
+        unsafe { core::slice::from_raw_parts_mut(self.map.as_ptr().cast::<T>(), self.len) }
     }
 }
 
