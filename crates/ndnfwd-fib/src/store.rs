@@ -9,23 +9,41 @@
 //!
 //! Index `i` lives in segment `i >> SEGMENT_BITS` at offset `i & (SEGMENT - 1)`; the directory of
 //! segment pointers is small and stays cache resident.
+//!
+//! Segments are `ndnfwd_table::ZeroedSlice`s: zero-filled mappings backed only where touched,
+//! and (being several MiB) on transparent huge pages like the bucket tables, so the random entry
+//! reads of a lookup in a FIB of millions of prefixes do not each cost a page walk. Stored types
+//! are atomics, valid when zero ([`ZeroValid`]); that is the same value as their `Default`.
 
 use std::sync::OnceLock;
 
-use ndnfwd_table::prefetch_read;
+use ndnfwd_table::{prefetch_read, ZeroValid, ZeroedSlice};
 
-/// log2 of the values per segment.
-pub const SEGMENT_BITS: u32 = 16;
+use crate::entry::Entry;
+use crate::nexthop::FwdSet;
+
+// SAFETY: an `Entry` is only `[AtomicU64; 3]`: zero is valid (the empty entry, equal to its
+// `Default`), no drop glue, alignment 8.
+#[allow(unsafe_code)]
+unsafe impl ZeroValid for Entry {}
+
+// SAFETY: a `FwdSet` is only `[AtomicU64; 9]`: zero is valid (the empty set, equal to its
+// `Default`), no drop glue, alignment 8.
+#[allow(unsafe_code)]
+unsafe impl ZeroValid for FwdSet {}
+
+/// log2 of the values per segment: 2^19 entries make 12 MiB, six whole huge pages.
+pub const SEGMENT_BITS: u32 = 19;
 /// Values per segment.
 pub const SEGMENT: usize = 1 << SEGMENT_BITS;
 
 /// Grow-only segmented storage. `Sync` when `T` is (atomics).
 #[derive(Debug)]
-pub struct Segmented<T> {
-    dir: Box<[OnceLock<Box<[T]>>]>,
+pub struct Segmented<T: ZeroValid> {
+    dir: Box<[OnceLock<ZeroedSlice<T>>]>,
 }
 
-impl<T: Default> Segmented<T> {
+impl<T: ZeroValid> Segmented<T> {
     /// Room for `capacity` values (rounded up to whole segments); nothing is allocated yet.
     pub fn with_capacity(capacity: u64) -> Self {
         let segs = usize::try_from(capacity.div_ceil(SEGMENT as u64))
@@ -52,12 +70,16 @@ impl<T: Default> Segmented<T> {
         }
     }
 
-    /// The value at `i`, allocating its segment if needed; `None` beyond the capacity.
-    /// Only the writer calls this (it is not a hot path).
+    /// The value at `i`, mapping its segment if needed; `None` beyond the capacity or when the
+    /// segment cannot be mapped. Only the writer calls this (it is not a hot path).
     pub fn get_or_grow(&self, i: u32) -> Option<&T> {
         let slot = self.dir.get((i >> SEGMENT_BITS) as usize)?;
-        let seg = slot.get_or_init(|| (0..SEGMENT).map(|_| T::default()).collect());
-        seg.get(i as usize & (SEGMENT - 1))
+        if slot.get().is_none() {
+            let seg = ZeroedSlice::new(SEGMENT).ok()?;
+            // Only the writer grows, so the slot is still empty; a lost race would only drop `seg`.
+            let _ = slot.set(seg);
+        }
+        slot.get()?.get(i as usize & (SEGMENT - 1))
     }
 
     /// Largest index plus one that the directory can address.
@@ -65,11 +87,12 @@ impl<T: Default> Segmented<T> {
         (self.dir.len() * SEGMENT) as u64
     }
 
-    /// Bytes of the segments allocated so far plus the directory.
+    /// Bytes of the segments mapped so far plus the directory (address space: pages of a
+    /// segment are only backed once touched).
     pub fn memory_bytes(&self) -> usize {
         let segs = self.dir.iter().filter(|s| s.get().is_some()).count();
         segs * SEGMENT * core::mem::size_of::<T>()
-            + self.dir.len() * core::mem::size_of::<OnceLock<Box<[T]>>>()
+            + self.dir.len() * core::mem::size_of::<OnceLock<ZeroedSlice<T>>>()
     }
 }
 
@@ -107,7 +130,7 @@ mod tests {
         }
         assert_eq!(
             s.memory_bytes(),
-            2 * core::mem::size_of::<OnceLock<Box<[AtomicU64]>>>()
+            2 * core::mem::size_of::<OnceLock<ZeroedSlice<AtomicU64>>>()
         );
         s.get_or_grow(5).unwrap().store(3, Ordering::Relaxed);
         s.prefetch(5);

@@ -3,7 +3,7 @@
 //! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
 
 use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
-use ndnfwd_table::{AllocError, Arena, BucketTable, TableWriter};
+use ndnfwd_table::{AllocError, Arena, BucketTable, TableWriter, ZeroedSlice};
 
 use crate::api::{
     Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
@@ -123,7 +123,7 @@ pub struct Pcct {
     pub(crate) writer: TableWriter,
     pub(crate) keys: Arena<PccEntry>,
     /// Generation of each key slot, bumped when the slot is freed.
-    pub(crate) gens: Box<[u32]>,
+    pub(crate) gens: ZeroedSlice<u32>,
     pub(crate) pits: Arena<PitEntry>,
     pub(crate) exts: Arena<Ext>,
     pub(crate) cs: Arena<CsEntry>,
@@ -177,7 +177,7 @@ impl Pcct {
             writer,
             table,
             keys: Arena::try_with_capacity(key_slots)?,
-            gens: vec![0; key_slots as usize].into_boxed_slice(),
+            gens: ZeroedSlice::new(key_slots as usize)?,
             pits: Arena::try_with_capacity(cfg.pit_capacity)?,
             exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
             cs: Arena::try_with_capacity(cs_slots)?,

@@ -174,6 +174,20 @@ mod tests {
                 row("bucket", 4000.0)
             ),
         );
+        let grid_row = |a: &str, p: &str, ic: f64| {
+            row(p, ic).replacen('{', &format!(r#"{{"algo":"{a}","m":4,"#), 1)
+        };
+        write(
+            &dir,
+            "engine-grid-1048576-w2",
+            "ndnfwd bench engine --algo all --workers 2",
+            &format!(
+                r#"{{"fib_prefixes":1048576,"workers":2,{machine},"rows":[{},{},{}]}}"#,
+                grid_row("TwoStage", "none", 5000.0),
+                grid_row("TwoStage", "speculative", 4000.0),
+                grid_row("BinarySearch", "none", 4500.0)
+            ),
+        );
         write(
             &dir,
             "fib-so",
@@ -203,6 +217,9 @@ mod tests {
             "ndnfwd bench e2e --duration 1",
             "Test CPU (2 CPUs), 4 GiB RAM, Linux 6.1",
             "| 4194304 | speculative | 3500 |",
+            "| 1048576 | 2 | TwoStage | 4 | speculative | 4000 | 1.25x | 0.500 | 900 |",
+            "| 1048576 | 2 | BinarySearch | 4 | none | 4500 | 1.00x |",
+            "ndnfwd bench engine --algo all --workers 2",
             "| unix | 100 | forwarder | 47000 | 1.200 | 3.400 |",
             "skipped ether 100 B: needs root",
             "# Recorded runs",

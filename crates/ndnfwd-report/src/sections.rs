@@ -13,7 +13,7 @@ use crate::{machine_line, BenchResult};
 type Section = fn(&[BenchResult], &Path, &mut String, &mut Vec<PathBuf>) -> Result<(), String>;
 
 /// Every generated section, in page order.
-pub const ALL: [Section; 5] = [e2e, fib_size, workers, prefetch, lpm];
+pub const ALL: [Section; 6] = [e2e, fib_size, workers, prefetch, grid, lpm];
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(0.0)
@@ -212,6 +212,57 @@ fn engine_table(md: &mut String, key: &str, rows: &[(String, &Value)]) {
         );
     }
     md.push('\n');
+}
+
+/// Every LPM algorithm under every prefetch mode, one invocation per FIB size and worker
+/// count (`bench engine --algo all --prefetch all`): the cycle table the engine issue asks for.
+fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> Result<(), String> {
+    let rs = with_prefix(r, "engine-grid-");
+    if rs.is_empty() {
+        return Ok(());
+    }
+    md.push_str(
+        "## Engine cycles per packet: LPM algorithms and prefetch modes
+
+",
+    );
+    md.push_str(
+        "One invocation per FIB size and worker count; within it each algorithm gets its own \
+         FIB and workers in turn, and the prefetch modes alternate within every run. `vs none` \
+         is the `none` row's Interest cycles over this row's, same algorithm and invocation.\n\n",
+    );
+    md.push_str("| FIB prefixes | workers | algorithm | M | prefetch | Interest cycles/pkt | vs none | Interest Mpps | Data cycles/pkt | Data Mpps | FIB probes/Interest |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for x in &rs {
+        let rows = x.json["rows"].as_array().cloned().unwrap_or_default();
+        for row in &rows {
+            let none = rows
+                .iter()
+                .find(|n| n["algo"] == row["algo"] && n["prefetch"] == "none")
+                .map_or(0.0, |n| f(&n["interest"]["cycles_per_packet"]));
+            let cyc = f(&row["interest"]["cycles_per_packet"]);
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {cyc:.0} | {} | {:.3} | {:.0} | {:.3} | {:.2} |",
+                x.json["fib_prefixes"],
+                x.json["workers"],
+                row["algo"].as_str().unwrap_or("?"),
+                row["m"],
+                row["prefetch"].as_str().unwrap_or("?"),
+                if cyc > 0.0 && none > 0.0 {
+                    format!("{:.2}x", none / cyc)
+                } else {
+                    "-".into()
+                },
+                f(&row["interest"]["mpps"]),
+                f(&row["data"]["cycles_per_packet"]),
+                f(&row["data"]["mpps"]),
+                f(&row["fib_probes_per_interest"]),
+            );
+        }
+    }
+    md.push('\n');
+    commands(md, &rs);
+    Ok(())
 }
 
 fn fib_size(

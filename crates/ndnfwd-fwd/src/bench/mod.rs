@@ -11,7 +11,9 @@
 //!   (evicting once the CS is full).
 //!
 //! Packets are encoded before each phase, outside the timed window. With several modes (`all`)
-//! every run goes through the modes in turn, so the rows come from the same runs. Warm-up slots
+//! every run goes through the modes in turn, so the rows come from the same runs. With several
+//! LPM algorithms, each in turn gets its own FIB (the previous one is freed first), fresh
+//! workers and the whole schedule, so one invocation compares algorithms side by side. Warm-up slots
 //! come first (at least three: until the PIT and the CS have been full, phases touch fresh
 //! table memory); after the timed runs one more round with stage accounting on gives the
 //! per-stage split (fenced cycle reads cost some overlap, so it is kept out of the medians).
@@ -85,8 +87,8 @@ pub struct BenchConfig {
     pub cs_capacity: u32,
     /// Workload spec: `so`, `yuan7`, `yuan15`, `real:<file>`.
     pub names: String,
-    /// LPM algorithm.
-    pub algo: LpmAlgorithm,
+    /// LPM algorithms, measured one after the other (at least one).
+    pub algos: Vec<LpmAlgorithm>,
     /// Two-stage M (`None`: the most-likely heuristic).
     pub m: Option<u8>,
     /// Prefetch mode(s).
@@ -110,7 +112,7 @@ impl Default for BenchConfig {
             pit_capacity: 1 << 20,
             cs_capacity: 1 << 20,
             names: "so".into(),
-            algo: LpmAlgorithm::LongestFirst,
+            algos: vec![LpmAlgorithm::LongestFirst],
             m: None,
             prefetch: PrefetchSelect::All,
             batch: 32,
@@ -206,9 +208,15 @@ pub struct Stages {
     pub data: StageFigures,
 }
 
-/// One prefetch mode's results.
+/// One (LPM algorithm, prefetch mode) pair's results.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModeRow {
+    /// LPM algorithm of this row's FIB.
+    pub algo: LpmAlgorithm,
+    /// Two-stage M of that FIB.
+    pub m: u8,
+    /// Seconds to bulk-load that FIB.
+    pub fib_load_seconds: f64,
     /// `none`, `bucket`, `prehash` or `speculative`.
     pub prefetch: &'static str,
     /// Interest phase (CS miss, PIT insert, LPM, best-route, output).
@@ -234,10 +242,6 @@ pub struct BenchReport {
     pub names: String,
     /// FIB prefixes installed.
     pub fib_prefixes: u64,
-    /// LPM algorithm.
-    pub algo: LpmAlgorithm,
-    /// Two-stage M used.
-    pub m: u8,
     /// PIT capacity per worker (= packets per phase per worker).
     pub pit_capacity: u32,
     /// CS capacity per worker.
@@ -248,11 +252,9 @@ pub struct BenchReport {
     pub workers: usize,
     /// Timed runs.
     pub runs: usize,
-    /// Seconds to bulk-load the FIB.
-    pub fib_load_seconds: f64,
     /// Cycles of one fenced counter read, subtracted once per stage lap.
     pub lap_overhead_cycles: u64,
-    /// One row per prefetch mode.
+    /// One row per algorithm and prefetch mode, algorithms in the order given.
     pub rows: Vec<ModeRow>,
 }
 
@@ -307,9 +309,14 @@ impl Schedule {
 
 /// Runs the benchmark; `progress` receives short status lines.
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchReport, BenchError> {
-    if cfg.workers == 0 || cfg.batch == 0 || cfg.pit_capacity == 0 || cfg.runs == 0 {
+    if cfg.workers == 0
+        || cfg.batch == 0
+        || cfg.pit_capacity == 0
+        || cfg.runs == 0
+        || cfg.algos.is_empty()
+    {
         return Err(BenchError::Config(
-            "workers, batch, pit_capacity and runs must be > 0",
+            "workers, batch, pit_capacity, runs and algorithms must be > 0",
         ));
     }
     let spec: WorkloadSpec = cfg.names.parse().map_err(BenchError::Workload)?;
@@ -320,10 +327,42 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     };
     let workload = spec.build(&params).map_err(BenchError::Workload)?;
     let hasher = NameHasher::new(*b"ndnfwd-bench-key", SipVariant::Sip13);
-    progress("loading FIB");
+    let overhead = lap_overhead();
+    let mut rows = Vec::new();
+    let mut fib_prefixes = 0;
+    for &algo in &cfg.algos {
+        let (installed, algo_rows) =
+            run_algorithm(cfg, algo, &workload, &hasher, overhead, &mut progress)?;
+        fib_prefixes = installed;
+        rows.extend(algo_rows);
+    }
+    Ok(BenchReport {
+        names: cfg.names.clone(),
+        fib_prefixes,
+        pit_capacity: cfg.pit_capacity,
+        cs_capacity: cfg.cs_capacity,
+        batch: cfg.batch,
+        workers: cfg.workers,
+        runs: cfg.runs,
+        lap_overhead_cycles: overhead,
+        rows,
+    })
+}
+
+/// Loads the FIB of one algorithm and runs the whole schedule on it with fresh workers;
+/// returns the prefixes installed and one row per prefetch mode.
+fn run_algorithm(
+    cfg: &BenchConfig,
+    algo: LpmAlgorithm,
+    workload: &Workload,
+    hasher: &NameHasher,
+    overhead: u64,
+    progress: &mut impl FnMut(&str),
+) -> Result<(u64, Vec<ModeRow>), BenchError> {
+    progress(&format!("loading FIB ({algo:?})"));
     let t0 = Instant::now();
     let bcfg = BulkConfig {
-        algorithm: cfg.algo,
+        algorithm: algo,
         m: cfg.m,
         heuristic: MHeuristic::MostLikely,
         load_factor: 0,
@@ -331,9 +370,9 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     let entries = cfg.fib_entries.min(workload.prefix_count());
     let (fib, loaded) = bulk::load(
         &bcfg,
-        &hasher,
+        hasher,
         &WorkloadRoutes {
-            source: &workload,
+            source: workload,
             count: entries,
             first_face: 2,
             faces: UPSTREAMS,
@@ -342,17 +381,16 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     )
     .map_err(BenchError::Fib)?;
     let fib_load_seconds = t0.elapsed().as_secs_f64();
-    let probes = fib_probes(&workload, &fib, &hasher, cfg.pit_capacity);
+    let probes = fib_probes(workload, &fib, hasher, cfg.pit_capacity);
 
     let modes = cfg.prefetch.modes();
     let schedule = Schedule::new(cfg, modes.len());
-    let overhead = lap_overhead();
     let barrier = Barrier::new(cfg.workers + 1);
     let ctx = Ctx {
         cfg,
-        workload: &workload,
+        workload,
         fib: &fib,
-        hasher: &hasher,
+        hasher,
         modes: &modes,
         schedule,
         barrier: &barrier,
@@ -379,7 +417,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
                 allocs[slot][phase] = cfg.alloc_count.map_or(0, |f| f()) - a0;
                 barrier.wait(); // counters read
             }
-            progress(&format!("slot {} of {n_slots} done", slot + 1));
+            progress(&format!("{algo:?}: slot {} of {n_slots} done", slot + 1));
         }
         handles
             .into_iter()
@@ -452,6 +490,9 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
                 })
                 .sum();
             ModeRow {
+                algo,
+                m: loaded.m,
+                fib_load_seconds,
                 prefetch: mode.key(),
                 interest: phase(0),
                 data: phase(1),
@@ -471,20 +512,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         })
         .collect();
 
-    Ok(BenchReport {
-        names: cfg.names.clone(),
-        fib_prefixes: loaded.installed,
-        algo: cfg.algo,
-        m: loaded.m,
-        pit_capacity: cfg.pit_capacity,
-        cs_capacity: cfg.cs_capacity,
-        batch: cfg.batch,
-        workers: cfg.workers,
-        runs: cfg.runs,
-        fib_load_seconds,
-        lap_overhead_cycles: overhead,
-        rows,
-    })
+    Ok((loaded.installed, rows))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -544,7 +572,12 @@ mod tests {
     }
 
     #[test]
-    fn small_run_reports_every_mode() {
+    fn small_run_reports_every_algorithm_and_mode() {
+        let algos = vec![
+            LpmAlgorithm::LongestFirst,
+            LpmAlgorithm::TwoStage,
+            LpmAlgorithm::BinarySearch,
+        ];
         let cfg = BenchConfig {
             fib_entries: 2000,
             pit_capacity: 512,
@@ -552,11 +585,16 @@ mod tests {
             runs: 1,
             workers: 2,
             batch: 16,
+            algos: algos.clone(),
             ..BenchConfig::default()
         };
         let r = run(&cfg, |_| {}).unwrap();
-        assert_eq!(r.rows.len(), 4);
+        assert_eq!(r.rows.len(), 12);
         assert!(r.fib_prefixes > 1000);
+        for (i, row) in r.rows.iter().enumerate() {
+            assert_eq!(row.algo, algos[i / 4]);
+            assert_eq!(row.prefetch, PrefetchMode::ALL[i % 4].key());
+        }
         for row in &r.rows {
             assert_eq!(row.unmatched_outputs, 0, "{}", row.prefetch);
             assert!(row.interest.mpps > 0.0 && row.data.mpps > 0.0);
@@ -570,6 +608,14 @@ mod tests {
         assert!(run(
             &BenchConfig {
                 workers: 0,
+                ..cfg.clone()
+            },
+            |_| {}
+        )
+        .is_err());
+        assert!(run(
+            &BenchConfig {
+                algos: Vec::new(),
                 ..cfg.clone()
             },
             |_| {}

@@ -146,19 +146,32 @@ impl Drop for Mapping {
     }
 }
 
-/// Types for which the all-zero bit pattern is a valid value and which need no drop.
+/// Types for which the all-zero bit pattern is a valid value and which need no drop, so a
+/// [`ZeroedSlice`] of them can come straight from fresh zero-filled pages.
 ///
 /// # Safety
 /// An implementor must be valid when all of its bytes are zero, must not implement `Drop` (nor
-/// contain fields that do), and must have an alignment of at most [`MAP_ALIGN`].
-pub(crate) unsafe trait ZeroValid: Sized {}
+/// contain fields that do), and must have an alignment of at most 4096 bytes.
+pub unsafe trait ZeroValid: Sized {}
+
+// SAFETY: zero is a valid atomic integer, atomics have no drop glue, alignment 8 <= 4096.
+unsafe impl ZeroValid for core::sync::atomic::AtomicU64 {}
+
+// SAFETY: zero is a valid `u32`, which has no drop glue and alignment 4 <= 4096.
+unsafe impl ZeroValid for u32 {}
+
+// SAFETY: an array of zero-valid values is all zeros exactly when each element is; arrays add no
+// drop glue; their alignment is the element's.
+unsafe impl<T: ZeroValid, const N: usize> ZeroValid for [T; N] {}
 
 // SAFETY: a `Bucket` is only atomics (`AtomicU64` x 7, `AtomicU32` x 2), for which zero is a valid
 // value (an empty bucket); atomics have no drop glue; its alignment is 64 <= MAP_ALIGN.
 unsafe impl ZeroValid for Bucket {}
 
-/// A fixed-length slice of `T` living in its own zero-filled mapping.
-pub(crate) struct ZeroedSlice<T: ZeroValid> {
+/// A fixed-length slice of `T` living in its own zero-filled mapping: pages are only backed
+/// when first touched, and a slice of at least 2 MiB sits on 2 MiB boundaries advised for
+/// transparent huge pages, so random reads over it miss the TLB far less than on 4 KiB pages.
+pub struct ZeroedSlice<T: ZeroValid> {
     map: Mapping,
     len: usize,
     _t: PhantomData<T>,
@@ -166,7 +179,7 @@ pub(crate) struct ZeroedSlice<T: ZeroValid> {
 
 impl<T: ZeroValid> ZeroedSlice<T> {
     /// Maps `len` zeroed values of `T`.
-    pub(crate) fn new(len: usize) -> Result<Self, AllocError> {
+    pub fn new(len: usize) -> Result<Self, AllocError> {
         const {
             assert!(core::mem::align_of::<T>() <= MAP_ALIGN);
             assert!(!core::mem::needs_drop::<T>());
@@ -182,6 +195,15 @@ impl<T: ZeroValid> ZeroedSlice<T> {
     }
 }
 
+impl<T: ZeroValid> core::fmt::Debug for ZeroedSlice<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ZeroedSlice")
+            .field("len", &self.len)
+            .field("mapped", &self.map.len())
+            .finish()
+    }
+}
+
 impl<T: ZeroValid> Deref for ZeroedSlice<T> {
     type Target = [T];
 
@@ -189,10 +211,18 @@ impl<T: ZeroValid> Deref for ZeroedSlice<T> {
         // SAFETY: the mapping holds at least `len * size_of::<T>()` zero-filled bytes (or `len` is
         // 0, or `T` is zero-sized, and the pointer is dangling but aligned), its start is aligned
         // to MAP_ALIGN >= align_of::<T>() (checked in `new`), zero is a valid `T` (ZeroValid), and
-        // the returned borrow cannot outlive `self`, which owns the mapping. Only shared
-        // references are ever created, so mutation happens through `T`'s own interior
-        // mutability (atomics).
+        // the returned borrow cannot outlive `self`, which owns the mapping. Through `&self`
+        // only shared slices exist (mutation goes through `T`'s interior mutability); a unique
+        // slice needs `&mut self` (`deref_mut`).
         unsafe { core::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len) }
+    }
+}
+
+impl<T: ZeroValid> core::ops::DerefMut for ZeroedSlice<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as for `deref`; in addition `&mut self` proves this is the only borrow of the
+        // mapping, which `self` owns exclusively, so the unique slice aliases nothing.
+        unsafe { core::slice::from_raw_parts_mut(self.map.as_ptr().cast::<T>(), self.len) }
     }
 }
 

@@ -44,9 +44,9 @@ pub struct EngineArgs {
     /// Name workload: so, yuan7, yuan15 or real:PATH.
     #[arg(long, default_value = "so")]
     names: String,
-    /// LPM algorithm: longest-first, two-stage or binary.
-    #[arg(long, default_value = "longest-first", value_parser = parse_algo)]
-    algo: LpmAlgorithm,
+    /// LPM algorithm; `all` measures the three one after the other in one run.
+    #[arg(long, value_enum, default_value_t = Algo::LongestFirst)]
+    algo: Algo,
     /// Two-stage depth M (default: the most-likely heuristic).
     #[arg(long)]
     m: Option<u8>,
@@ -68,11 +68,6 @@ pub struct EngineArgs {
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
-}
-
-fn parse_algo(s: &str) -> Result<LpmAlgorithm, String> {
-    s.parse()
-        .map_err(|()| format!("unknown algorithm {s}: longest-first, two-stage or binary"))
 }
 
 fn parse_prefetch(s: &str) -> Result<EnginePrefetch, String> {
@@ -124,6 +119,21 @@ enum Algo {
     All,
 }
 
+impl Algo {
+    fn list(self) -> &'static [LpmAlgorithm] {
+        match self {
+            Self::LongestFirst => &[LpmAlgorithm::LongestFirst],
+            Self::TwoStage => &[LpmAlgorithm::TwoStage],
+            Self::Binary => &[LpmAlgorithm::BinarySearch],
+            Self::All => &[
+                LpmAlgorithm::LongestFirst,
+                LpmAlgorithm::TwoStage,
+                LpmAlgorithm::BinarySearch,
+            ],
+        }
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug)]
 enum Prefetch {
     None,
@@ -148,7 +158,7 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
         pit_capacity: a.pit_capacity,
         cs_capacity: a.cs_capacity,
         names: a.names.clone(),
-        algo: a.algo,
+        algos: a.algo.list().to_vec(),
         m: a.m,
         prefetch: a.prefetch,
         batch: a.batch,
@@ -171,17 +181,12 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "{} FIB prefixes ({:?}, M={}), {} workers, batch {}, PIT {} / CS {} per worker",
-        report.fib_prefixes,
-        report.algo,
-        report.m,
-        report.workers,
-        report.batch,
-        report.pit_capacity,
-        report.cs_capacity
+        "{} FIB prefixes, {} workers, batch {}, PIT {} / CS {} per worker",
+        report.fib_prefixes, report.workers, report.batch, report.pit_capacity, report.cs_capacity
     );
     println!(
-        "{:<12} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "{:<16} {:<12} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "algorithm",
         "prefetch",
         "I cyc/pkt",
         "I Mpps",
@@ -197,7 +202,8 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
     for r in &report.rows {
         let s = &r.stages.interest;
         println!(
-            "{:<12} {:>10.0} {:>9.2} {:>10.0} {:>9.2} {:>9.2} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7}",
+            "{:<16} {:<12} {:>10.0} {:>9.2} {:>10.0} {:>9.2} {:>9.2} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7}",
+            format!("{:?} M={}", r.algo, r.m),
             r.prefetch,
             r.interest.cycles_per_packet,
             r.interest.mpps,
@@ -225,16 +231,7 @@ fn fib(a: &FibArgs) -> Result<(), String> {
         .workload
         .build(&params)
         .map_err(|e| format!("workload {}: {e:?}", a.workload))?;
-    let algos: &[LpmAlgorithm] = match a.algo {
-        Algo::LongestFirst => &[LpmAlgorithm::LongestFirst],
-        Algo::TwoStage => &[LpmAlgorithm::TwoStage],
-        Algo::Binary => &[LpmAlgorithm::BinarySearch],
-        Algo::All => &[
-            LpmAlgorithm::LongestFirst,
-            LpmAlgorithm::TwoStage,
-            LpmAlgorithm::BinarySearch,
-        ],
-    };
+    let algos = a.algo.list();
     let modes: &[PrefetchMode] = match a.prefetch {
         Prefetch::None => &[PrefetchMode::None],
         Prefetch::All => &[PrefetchMode::All],
