@@ -124,6 +124,8 @@ pub struct FibWriter {
     nodes: BTreeMap<Vec<u8>, Node>,
     lpm: LpmConfig,
     hist: [u64; MAX_DEPTH + 1],
+    /// The deepest non-empty depth of `hist`, kept rather than searched for on every update.
+    k: usize,
     hashes: PrefixHashes,
     shadow_key_bytes: usize,
     /// Reclaims in a row at which the binary-search tree was taller than needed.
@@ -171,6 +173,7 @@ impl FibWriter {
             nodes: BTreeMap::new(),
             lpm: cfg.lpm,
             hist: [0; MAX_DEPTH + 1],
+            k: 0,
             hashes: PrefixHashes::with_capacity(16),
             shadow_key_bytes: 0,
             too_tall: 0,
@@ -197,7 +200,7 @@ impl FibWriter {
 
     /// FIB depth: the deepest real prefix (0 when empty).
     pub fn depth(&self) -> usize {
-        self.hist.iter().rposition(|&n| n > 0).unwrap_or(0)
+        self.k
     }
 
     /// M chosen from the current prefix-depth distribution.
@@ -433,6 +436,7 @@ impl FibWriter {
         }
         self.retarget_bmps(key, |b| (b < p).then_some(p as u8));
         self.hist[p] += 1;
+        self.k = self.k.max(p);
         self.publish_depth();
         Ok(())
     }
@@ -538,6 +542,9 @@ impl FibWriter {
         self.node_mut(key, p).real = None;
         self.retarget_bmps(key, |b| (b == p).then_some(bmp as u8));
         self.hist[p] -= 1;
+        if p == self.k {
+            self.k = self.hist.iter().rposition(|&n| n > 0).unwrap_or(0);
+        }
         self.cleanup(key);
         self.publish_depth();
         Ok(true)
