@@ -95,9 +95,15 @@ impl Rib {
 
     /// Adds a route, replacing the one with the same (face, origin).
     pub fn register(&mut self, name: NameRef<'_>, route: Route) -> Result<(), FibError> {
-        let routes = self.routes.entry(name.value().to_vec()).or_default();
-        routes.retain(|r| (r.face, r.origin) != (route.face, route.origin));
-        routes.push(route);
+        match self.routes.get_mut(name.value()) {
+            Some(routes) => {
+                routes.retain(|r| (r.face, r.origin) != (route.face, route.origin));
+                routes.push(route);
+            }
+            None => {
+                self.routes.insert(name.value().to_vec(), vec![route]);
+            }
+        }
         self.refresh_below(name)
     }
 
@@ -188,10 +194,14 @@ impl Rib {
         let Some(own) = self.routes.get(name.value()) else {
             return Vec::new();
         };
-        let mut best: BTreeMap<FaceId, u32> = BTreeMap::new();
-        let mut add = |r: &Route| {
-            let c = best.entry(r.face).or_insert(r.cost);
-            *c = (*c).min(r.cost);
+        // Lowest cost per face; a name has few faces, so a vector beats a map.
+        let mut best: Vec<NextHop> = Vec::with_capacity(own.len());
+        let mut add = |r: &Route| match best.iter_mut().find(|h| h.face == r.face) {
+            Some(h) => h.cost = h.cost.min(r.cost),
+            None => best.push(NextHop {
+                face: r.face,
+                cost: r.cost,
+            }),
         };
         own.iter().for_each(&mut add);
         if !own.iter().any(|r| r.flags.contains(RouteFlags::CAPTURE)) {
@@ -207,9 +217,8 @@ impl Rib {
                 }
             }
         }
-        best.into_iter()
-            .map(|(face, cost)| NextHop { face, cost })
-            .collect()
+        best.sort_unstable_by_key(|h| h.face);
+        best
     }
 
     fn strategy_of(&self, name: NameRef<'_>) -> StrategyId {
@@ -222,6 +231,15 @@ impl Rib {
     /// Recomputes `name` and every RIB name below it, pushing the result to the FIB.
     fn refresh_below(&mut self, name: NameRef<'_>) -> Result<(), FibError> {
         let key = name.value();
+        let below = self
+            .routes
+            .range::<[u8], _>((Bound::Excluded(key), Bound::Unbounded))
+            .next()
+            .is_some_and(|(k, _)| k.starts_with(key));
+        if !below {
+            // The usual case (a leaf prefix): no list of names to copy.
+            return self.refresh(name);
+        }
         let mut names: Vec<Vec<u8>> = self
             .routes
             .range::<[u8], _>((Bound::Included(key), Bound::Unbounded))
@@ -232,17 +250,21 @@ impl Rib {
             names.push(key.to_vec());
         }
         for k in names {
-            let Ok(n) = NameRef::new_checked(&k) else {
-                continue;
-            };
-            if self.routes.contains_key(&k) {
-                let hops = self.nexthops(n);
-                let strategy = self.strategy_of(n);
-                self.fib.set(n, &hops, strategy)?;
-            } else {
-                self.fib.remove(n)?;
+            if let Ok(n) = NameRef::new_checked(&k) {
+                self.refresh(n)?;
             }
         }
         Ok(())
+    }
+
+    /// Pushes the nexthops and strategy of `name` alone to the FIB (removes it without routes).
+    fn refresh(&mut self, name: NameRef<'_>) -> Result<(), FibError> {
+        if self.routes.contains_key(name.value()) {
+            let hops = self.nexthops(name);
+            let strategy = self.strategy_of(name);
+            self.fib.set(name, &hops, strategy)
+        } else {
+            self.fib.remove(name).map(|_| ())
+        }
     }
 }

@@ -13,6 +13,14 @@
 //!   a power of two): add every record the new configuration needs, publish it, and retire the
 //!   old configuration's records through QSBR (removed only after every reader has passed a
 //!   quiescent point, and only if still unneeded then).
+//!
+//! A tree-height change touches every prefix, so it must not follow the churn of single routes.
+//! The tree grows as soon as a deeper prefix arrives (it could not be found otherwise) but
+//! shrinks only once it has been taller than the FIB depth needs at [`SHRINK_AFTER`] reclaims in
+//! a row (the daemon reclaims every 100 ms). Until then lookups may take one probe more than
+//! `ceil(log2(k + 1))`; they stay bounded by the FIB, never by the name. Without this, a route
+//! one level deeper than the rest of the FIB, registered and unregistered over and over, rebuilt
+//! the markers of the whole FIB twice per pair (`rib_churn` example: 10 000 prefixes).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -30,6 +38,10 @@ use crate::FibError;
 
 #[path = "writer_config.rs"]
 mod config;
+
+/// Consecutive [`FibWriter::reclaim`] calls at which the binary-search tree must have been
+/// taller than the FIB depth needs before it shrinks.
+pub const SHRINK_AFTER: u32 = 10;
 
 /// Slots a single insert may need at most (real + one marker per tree level + a virtual).
 const SLOTS_PER_INSERT: usize = 2 + MAX_DEPTH.ilog2() as usize + 1;
@@ -100,6 +112,8 @@ pub struct WriterStats {
     pub shadow_names: usize,
     /// Approximate bytes of the shadow map (control plane).
     pub shadow_bytes: usize,
+    /// Binary-search tree height changes (each rebuilds the markers of the whole FIB).
+    pub tree_resizes: u64,
 }
 
 /// The single writer of a FIB (not `Clone`). Create with [`FibWriter::new`], hand
@@ -110,8 +124,13 @@ pub struct FibWriter {
     nodes: BTreeMap<Vec<u8>, Node>,
     lpm: LpmConfig,
     hist: [u64; MAX_DEPTH + 1],
+    /// The deepest non-empty depth of `hist`, kept rather than searched for on every update.
+    k: usize,
     hashes: PrefixHashes,
     shadow_key_bytes: usize,
+    /// Reclaims in a row at which the binary-search tree was taller than needed.
+    too_tall: u32,
+    tree_resizes: u64,
 }
 
 impl core::fmt::Debug for FibWriter {
@@ -154,8 +173,11 @@ impl FibWriter {
             nodes: BTreeMap::new(),
             lpm: cfg.lpm,
             hist: [0; MAX_DEPTH + 1],
+            k: 0,
             hashes: PrefixHashes::with_capacity(16),
             shadow_key_bytes: 0,
+            too_tall: 0,
+            tree_resizes: 0,
         })
     }
 
@@ -178,7 +200,7 @@ impl FibWriter {
 
     /// FIB depth: the deepest real prefix (0 when empty).
     pub fn depth(&self) -> usize {
-        self.hist.iter().rposition(|&n| n > 0).unwrap_or(0)
+        self.k
     }
 
     /// M chosen from the current prefix-depth distribution.
@@ -214,6 +236,7 @@ impl FibWriter {
             shadow_names: self.nodes.len(),
             shadow_bytes: self.shadow_key_bytes
                 + self.nodes.len() * (core::mem::size_of::<(Vec<u8>, Node)>() + 16),
+            tree_resizes: self.tree_resizes,
         }
     }
 
@@ -245,11 +268,19 @@ impl FibWriter {
     fn node_mut(&mut self, key: &[u8], depth: usize) -> &mut Node {
         if !self.nodes.contains_key(key) {
             self.shadow_key_bytes += key.len();
+            self.nodes.insert(
+                key.to_vec(),
+                Node {
+                    depth: depth as u8,
+                    ..Node::default()
+                },
+            );
         }
-        self.nodes.entry(key.to_vec()).or_insert_with(|| Node {
-            depth: depth as u8,
-            ..Node::default()
-        })
+        // Looked up rather than `entry(key.to_vec())`, which allocated a key on every call.
+        #[allow(clippy::expect_used)]
+        self.nodes
+            .get_mut(key)
+            .expect("inserted above when missing")
     }
 
     fn cleanup(&mut self, key: &[u8]) {
@@ -298,9 +329,11 @@ impl FibWriter {
             return Err(FibError::TableFull);
         }
         if self.lpm.algorithm == LpmAlgorithm::BinarySearch {
+            // Grow only; shrinking waits for reclaim (module docs).
             let d = tree_height(self.depth().max(p));
-            if d != self.published().d {
+            if d > self.published().d {
                 self.transition(self.lpm, d)?;
+                self.tree_resizes += 1;
             }
         }
         let fwd = self.core.acquire_fwd(strategy, nexthops)?;
@@ -403,6 +436,7 @@ impl FibWriter {
         }
         self.retarget_bmps(key, |b| (b < p).then_some(p as u8));
         self.hist[p] += 1;
+        self.k = self.k.max(p);
         self.publish_depth();
         Ok(())
     }
@@ -508,14 +542,11 @@ impl FibWriter {
         self.node_mut(key, p).real = None;
         self.retarget_bmps(key, |b| (b == p).then_some(bmp as u8));
         self.hist[p] -= 1;
+        if p == self.k {
+            self.k = self.hist.iter().rposition(|&n| n > 0).unwrap_or(0);
+        }
         self.cleanup(key);
         self.publish_depth();
-        if self.lpm.algorithm == LpmAlgorithm::BinarySearch {
-            let d = tree_height(self.depth());
-            if d != self.published().d {
-                self.transition(self.lpm, d)?;
-            }
-        }
         Ok(true)
     }
 

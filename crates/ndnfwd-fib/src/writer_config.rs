@@ -132,8 +132,11 @@ impl FibWriter {
     }
 
     /// Reuses entries, nexthop sets and old-configuration records whose grace period has
-    /// passed. Never blocks. Returns how many objects were reclaimed.
+    /// passed, and shrinks a binary-search tree that has been taller than the FIB depth needs
+    /// at [`SHRINK_AFTER`](super::SHRINK_AFTER) calls in a row. Never blocks. Returns how many
+    /// objects were reclaimed.
     pub fn reclaim(&mut self) -> usize {
+        self.shrink_tree();
         let (n, aux) = self.core.reclaim();
         for (name, kind) in aux {
             let key = name.value();
@@ -158,6 +161,27 @@ impl FibWriter {
             self.cleanup(key);
         }
         n
+    }
+
+    fn shrink_tree(&mut self) {
+        if self.lpm.algorithm != LpmAlgorithm::BinarySearch {
+            self.too_tall = 0;
+            return;
+        }
+        let d = tree_height(self.depth());
+        if d >= self.published().d {
+            self.too_tall = 0;
+            return;
+        }
+        self.too_tall += 1;
+        if self.too_tall >= super::SHRINK_AFTER {
+            self.too_tall = 0;
+            // It fails only when the table has no room for the shorter tree's markers; the
+            // taller tree then stays published, which is correct, and the next reclaims retry.
+            if self.transition(self.lpm, d).is_ok() {
+                self.tree_resizes += 1;
+            }
+        }
     }
 
     /// Waits for every online reader to pass a quiescent point, then reclaims (twice, so records

@@ -75,11 +75,16 @@ impl ControlResponse {
 
     /// The whole ControlResponse TLV.
     pub fn encode(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(64);
+        // The body's value first, at the end of the one buffer that then holds the whole
+        // response: every command's answer is encoded, so no intermediate vectors per layer.
+        let mut v = Vec::with_capacity(160);
         tlv::write_nni_tlv(&mut v, tt::STATUS_CODE, u64::from(self.code));
         write_str_tlv(&mut v, tt::STATUS_TEXT, &self.text);
         if let Some(b) = &self.body {
-            v.extend_from_slice(&b.encode());
+            let start = v.len();
+            b.encode_value(&mut v);
+            let body = v.split_off(start);
+            tlv::write_tlv(&mut v, tt::CONTROL_PARAMETERS, &body);
         }
         let mut out = Vec::with_capacity(v.len() + 4);
         tlv::write_tlv(&mut out, tt::CONTROL_RESPONSE, &v);

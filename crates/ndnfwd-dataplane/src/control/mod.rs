@@ -474,13 +474,15 @@ impl ControlStage {
                 ..RxLp::default()
             },
         };
-        let targets: Vec<usize> = match target {
-            Some(w) => vec![w],
-            None => (0..n).collect(),
-        };
-        for w in targets {
+        // A command's answer goes to one worker: moved there, no list and no clone.
+        let (from, to) = target.map_or((0, n), |w| (w, w + 1));
+        let mut rx = Some(rx);
+        for w in from..to {
+            let Some(pkt) = (if w + 1 == to { rx.take() } else { rx.clone() }) else {
+                break;
+            };
             if let (Some(b), Some(input)) = (self.backlogs.get_mut(w), self.inputs.get(w)) {
-                if b.send(input, WorkerMsg::Packet(rx.clone())).is_err() {
+                if b.send(input, WorkerMsg::Packet(pkt)).is_err() {
                     self.state.stats.mgmt_reply_dropped += 1;
                 }
             }

@@ -12,8 +12,9 @@ use ndn_packet::tlv::{read_var_number, tt};
 use ndn_packet::{decode_link_packet, Name};
 use ndnfwd_mgmt::client::{Client, ExchangeError, Signing};
 
-/// One TLV frame from a stream.
-pub fn read_frame(s: &mut UnixStream) -> Result<Vec<u8>, ExchangeError> {
+/// One TLV frame from a stream (wrap a socket in a `BufReader` when reading many: the header
+/// is read byte by byte).
+pub fn read_frame(s: &mut impl Read) -> Result<Vec<u8>, ExchangeError> {
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => ExchangeError::Timeout,
         k => ExchangeError::Io(k),
