@@ -23,6 +23,14 @@ fn us(v: &Value) -> String {
     v.as_f64().map_or("-".into(), |c| format!("{c:.2}"))
 }
 
+/// A phase's CPU cycles per packet, `-` when the run did not measure them.
+fn cpu(phase: &Value) -> String {
+    match f(&phase["cpu_cycles_per_packet"]) {
+        c if c > 0.0 => format!("{c:.0}"),
+        _ => "-".into(),
+    }
+}
+
 fn with_prefix<'a>(r: &'a [BenchResult], prefix: &str) -> Vec<&'a BenchResult> {
     r.iter().filter(|x| x.name.starts_with(prefix)).collect()
 }
@@ -229,9 +237,12 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
     md.push_str(
         "One invocation per FIB size and worker count; within it each algorithm gets its own \
          FIB and workers in turn, and the prefetch modes alternate within every run. `vs none` \
-         is the `none` row's Interest cycles over this row's, same algorithm and invocation.\n\n",
+         is the `none` row's Interest cycles over this row's, same algorithm and invocation. \
+         Cycles are TSC ticks per packet over the phase; in brackets the same from the worker \
+         threads' CPU time, which leaves out time they were preempted (a large gap means the \
+         machine was busy during that row).\n\n",
     );
-    md.push_str("| FIB prefixes | workers | algorithm | M | prefetch | Interest cycles/pkt | vs none | Interest Mpps | Data cycles/pkt | Data Mpps | FIB probes/Interest |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| FIB prefixes | workers | algorithm | M | prefetch | Interest cycles/pkt (CPU) | vs none | Interest Mpps | Data cycles/pkt (CPU) | Data Mpps | FIB probes/Interest |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for x in &rs {
         let rows = x.json["rows"].as_array().cloned().unwrap_or_default();
         for row in &rows {
@@ -242,12 +253,13 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
             let cyc = f(&row["interest"]["cycles_per_packet"]);
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {cyc:.0} | {} | {:.3} | {:.0} | {:.3} | {:.2} |",
+                "| {} | {} | {} | {} | {} | {cyc:.0} ({}) | {} | {:.3} | {:.0} ({}) | {:.3} | {:.2} |",
                 x.json["fib_prefixes"],
                 x.json["workers"],
                 row["algo"].as_str().unwrap_or("?"),
                 row["m"],
                 row["prefetch"].as_str().unwrap_or("?"),
+                cpu(&row["interest"]),
                 if cyc > 0.0 && none > 0.0 {
                     format!("{:.2}x", none / cyc)
                 } else {
@@ -255,6 +267,7 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
                 },
                 f(&row["interest"]["mpps"]),
                 f(&row["data"]["cycles_per_packet"]),
+                cpu(&row["data"]),
                 f(&row["data"]["mpps"]),
                 f(&row["fib_probes_per_interest"]),
             );
