@@ -207,11 +207,8 @@ impl Faces {
         frame: Bytes,
         out: &mut Vec<RxPacket>,
     ) {
-        if let Some(f) = self.map.get_mut(&id) {
-            f.last_rx = now;
-            if let Some(p) = f.link.decode(now, id, peer, frame, &f.counters) {
-                out.push(p);
-            }
+        if let Some(mut rx) = self.receiver(id) {
+            rx.deliver(now, peer, frame, out);
         }
     }
 }
