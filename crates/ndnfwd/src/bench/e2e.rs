@@ -15,6 +15,8 @@ use serde_json::{json, Value};
 
 use crate::gen::cpu_seconds;
 
+use super::ip;
+
 /// Options of `bench e2e`.
 #[derive(Args, Debug)]
 pub struct E2eArgs {
@@ -76,21 +78,6 @@ impl Drop for Netns {
     fn drop(&mut self) {
         let _ = Command::new("ip").args(["netns", "del", &self.a]).status();
         let _ = Command::new("ip").args(["netns", "del", &self.b]).status();
-    }
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let o = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
     }
 }
 

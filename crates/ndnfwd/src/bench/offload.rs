@@ -23,6 +23,8 @@ use ndnfwd_offload::share::{run_share, ShareConfig};
 use ndnfwd_offload::xdp::{self, AttachMode, XdpConfig, XdpPit};
 use serde_json::{json, Value};
 
+use super::ip;
+
 /// Options of `bench offload`.
 #[derive(Args, Debug)]
 pub struct OffloadArgs {
@@ -151,22 +153,6 @@ impl Drop for Topology {
             let _ = Command::new("ip").args(["netns", "del", ns]).status();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let o = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
     }
 }
 
