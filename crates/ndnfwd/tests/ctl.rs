@@ -95,28 +95,11 @@ fn wait_status(addr: &str, secs: u64, what: &str, check: impl Fn(&serde_json::Va
 
 /// `ndnfwd ctl --connect unix://<sock> args...` (killed after 20 s): exit code, stdout, stderr.
 fn ctl(sock: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let child = Command::new(BIN)
-        .args(["ctl", "--connect"])
-        .arg(format!("unix://{}", sock.display()))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn ctl");
-    let mut p = Proc {
-        child,
-        name: "ctl".into(),
-    };
-    let st = p.wait_secs(20);
-    let (mut out, mut err) = (String::new(), String::new());
-    if let Some(mut s) = p.child.stdout.take() {
-        let _ = s.read_to_string(&mut out);
-    }
-    if let Some(mut s) = p.child.stderr.take() {
-        let _ = s.read_to_string(&mut err);
-    }
-    (st.and_then(|s| s.code()), out, err)
+    let uri = unix_uri(sock);
+    let all = ["ctl", "--connect", &uri]
+        .into_iter()
+        .chain(args.iter().copied());
+    run("ctl", all, 20)
 }
 
 fn ctl_json(sock: &Path, args: &[&str]) -> serde_json::Value {

@@ -5,23 +5,15 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
 
 fn gen_producer(args: &[&str]) -> Proc {
-    let child = Command::new(BIN)
-        .args(["gen", "producer"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn producer");
-    Proc {
-        child,
-        name: "producer".into(),
-    }
+    spawn(
+        "producer",
+        ["gen", "producer"].into_iter().chain(args.iter().copied()),
+    )
 }
 
 fn config(dir: &TempDir) -> std::path::PathBuf {

@@ -134,47 +134,73 @@ pub fn daemon_lines(
     }
 }
 
-/// `ndnfwd gen producer` in the background.
-pub fn producer(sock: &Path, prefix: &str, payload: usize) -> Proc {
+/// `ndnfwd ARGS` in the background as `name`: stdin closed, stdout and stderr piped.
+pub fn spawn<S: AsRef<std::ffi::OsStr>>(name: &str, args: impl IntoIterator<Item = S>) -> Proc {
     let child = Command::new(BIN)
-        .args(["gen", "producer", "--prefix", prefix, "--payload"])
-        .arg(payload.to_string())
-        .arg("--connect")
-        .arg(format!("unix://{}", sock.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn producer");
-    Proc {
-        child,
-        name: "producer".into(),
-    }
-}
-
-/// Runs `ndnfwd gen consumer` to completion (killed after 30 s) and parses its JSON line.
-pub fn consumer(sock: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
-    let child = Command::new(BIN)
-        .args(["gen", "consumer", "--connect"])
-        .arg(format!("unix://{}", sock.display()))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn consumer");
-    let mut p = Proc {
+        .unwrap_or_else(|e| panic!("spawn {name}: {e}"));
+    Proc {
         child,
-        name: "consumer".into(),
-    };
-    let status = p.wait_secs(30);
-    let mut out = String::new();
+        name: name.into(),
+    }
+}
+
+/// Runs `ndnfwd ARGS` to completion (killed after `secs`): exit code, stdout, stderr.
+pub fn run<S: AsRef<std::ffi::OsStr>>(
+    name: &str,
+    args: impl IntoIterator<Item = S>,
+    secs: u64,
+) -> (Option<i32>, String, String) {
+    use std::io::Read as _;
+    let mut p = spawn(name, args);
+    let status = p.wait_secs(secs);
+    let (mut out, mut err) = (String::new(), String::new());
     if let Some(mut s) = p.child.stdout.take() {
-        use std::io::Read as _;
         let _ = s.read_to_string(&mut out);
     }
+    if let Some(mut s) = p.child.stderr.take() {
+        let _ = s.read_to_string(&mut err);
+    }
+    (status.and_then(|s| s.code()), out, err)
+}
+
+/// `unix://<sock>`, the face URI of a daemon's socket.
+pub fn unix_uri(sock: &Path) -> String {
+    format!("unix://{}", sock.display())
+}
+
+/// `ndnfwd gen producer` in the background.
+pub fn producer(sock: &Path, prefix: &str, payload: usize) -> Proc {
+    let payload = payload.to_string();
+    let uri = unix_uri(sock);
+    spawn(
+        "producer",
+        [
+            "gen",
+            "producer",
+            "--prefix",
+            prefix,
+            "--payload",
+            &payload,
+            "--connect",
+            &uri,
+        ],
+    )
+}
+
+/// Runs `ndnfwd gen consumer` to completion (killed after 30 s) and parses its JSON line.
+pub fn consumer(sock: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let uri = unix_uri(sock);
+    let all = ["gen", "consumer", "--connect", &uri]
+        .into_iter()
+        .chain(args.iter().copied());
+    let (code, out, _) = run("consumer", all, 30);
     let v = serde_json::from_str(out.trim()).unwrap_or(serde_json::Value::Null);
-    (status.and_then(|s| s.code()), v)
+    (code, v)
 }
 
 /// Waits (at most 5 s) for the producer to have registered: a consumer of one name succeeds.
