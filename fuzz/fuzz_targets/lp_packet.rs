@@ -19,13 +19,7 @@ fn check_common(data: &[u8], c: &CommonFrame<'_>) {
         return;
     }
     let lp = LpPacket::new_checked(data).expect("general decoder accepts a common frame");
-    let expected = LpHeaders {
-        pit_token: c.fields.pit_token,
-        nack: c.fields.nack,
-        congestion_mark: c.fields.congestion_mark,
-        ..LpHeaders::default()
-    };
-    assert_eq!(lp.headers(), &expected);
+    assert_eq!(lp.headers(), &LpHeaders::from(c.fields));
     assert_eq!(lp.fragment_range(), Some(c.payload.clone()));
 }
 

@@ -320,6 +320,18 @@ pub struct CommonFields<'a> {
     pub congestion_mark: Option<u64>,
 }
 
+impl<'a> From<CommonFields<'a>> for LpHeaders<'a> {
+    /// The same fields as the general decoder reports them; every other field absent.
+    fn from(c: CommonFields<'a>) -> Self {
+        Self {
+            pit_token: c.pit_token,
+            nack: c.nack,
+            congestion_mark: c.congestion_mark,
+            ..Self::default()
+        }
+    }
+}
+
 /// A received frame of the common shape, read by [`decode_common`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommonFrame<'a> {

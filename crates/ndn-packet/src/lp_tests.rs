@@ -254,13 +254,7 @@ fn assert_general_agrees(wire: &[u8], c: &CommonFrame<'_>) {
         return;
     }
     let lp = LpPacket::new_checked(wire).unwrap();
-    let expected = LpHeaders {
-        pit_token: c.fields.pit_token,
-        nack: c.fields.nack,
-        congestion_mark: c.fields.congestion_mark,
-        ..LpHeaders::default()
-    };
-    assert_eq!(lp.headers(), &expected);
+    assert_eq!(lp.headers(), &LpHeaders::from(c.fields));
     assert_eq!(lp.fragment_range(), Some(c.payload.clone()));
 }
 

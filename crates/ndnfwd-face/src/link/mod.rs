@@ -148,19 +148,7 @@ impl LinkService {
     ) -> Option<RxPacket> {
         counters.in_bytes(frame.len());
         if let Some(c) = lp::decode_common(&frame) {
-            let fields = RxFields {
-                lp: RxLp {
-                    pit_token: c
-                        .fields
-                        .pit_token
-                        .and_then(LpToken::new)
-                        .unwrap_or_default(),
-                    nack: c.fields.nack,
-                    congestion_mark: c.fields.congestion_mark.unwrap_or(0),
-                    ..RxLp::default()
-                },
-                cache_policy: None,
-            };
+            let fields = rx_fields(&LpHeaders::from(c.fields));
             let net_type = Some(c.net_type);
             return self.deliver(face, frame.slice(c.payload), net_type, fields, counters);
         }
