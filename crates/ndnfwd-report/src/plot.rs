@@ -4,6 +4,7 @@
 use std::error::Error;
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// One named series of y values.
@@ -49,6 +50,21 @@ fn frame<'a>(
         (10, 8),
     )?;
     Ok(top)
+}
+
+/// Draws the legend of `chart` (upper right) and writes the SVG of `root`.
+fn finish<'a>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+) -> Result<(), Box<dyn Error>> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+    root.present()?;
+    Ok(())
 }
 
 fn color(i: usize) -> RGBColor {
@@ -104,14 +120,7 @@ pub fn lines(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
         chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
-    root.present()?;
-    Ok(())
+    finish(&mut chart, &root)
 }
 
 /// A grouped bar chart: one group per category, one bar per series (`points[k].1` is the value
@@ -160,12 +169,5 @@ pub fn bars(
             .label(s.name.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
-    root.present()?;
-    Ok(())
+    finish(&mut chart, &root)
 }
