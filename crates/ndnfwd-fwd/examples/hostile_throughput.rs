@@ -89,6 +89,11 @@ fn wires(names: &[Name]) -> Vec<RxPacket> {
         .collect()
 }
 
+/// Mean wire size of `pkts` in bytes.
+fn mean_bytes(pkts: &[RxPacket]) -> f64 {
+    pkts.iter().map(|p| p.wire.len()).sum::<usize>() as f64 / pkts.len() as f64
+}
+
 /// One variant: its packets, an engine of its own, and the ns per Interest of each pass.
 struct Variant {
     pkts: Vec<RxPacket>,
@@ -167,6 +172,7 @@ fn main() {
     let garbage20 = wires(&random_names(20, None));
     let garbage = wires(&random_names(200, None));
     let routed = wires(&random_names(200, Some("g")));
+    let (normal_bytes, garbage_bytes) = (mean_bytes(&normal), mean_bytes(&garbage));
     // Passes of all variants interleave, so a burst of load from elsewhere on a shared machine
     // slows every variant rather than one.
     let mut v = [
@@ -198,6 +204,10 @@ fn main() {
             "garbage_20": base / mid,
             "garbage_200": base / long,
         },
+        "bytes_per_interest": { "normal": normal_bytes, "garbage_200": garbage_bytes },
+        // Bytes of Interest per second: garbage_200 against normal. Parsing and hashing cost
+        // grows with the name, so per byte is where long names compare with short ones.
+        "garbage_200_bytes_per_s_vs_normal": (garbage_bytes / long) / (normal_bytes / base),
         // FIB work is bounded when garbage costs what a routed name of the same length costs.
         "garbage_200_vs_routed_200": long_routed / long,
         // The same from each variant's fastest pass (least disturbed by other load).

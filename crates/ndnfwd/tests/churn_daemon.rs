@@ -1,7 +1,9 @@
 //! FIB churn through management while forwarding: one Unix-socket face sends `rib/register`
 //! and `rib/unregister` for prefixes beside a producer's `/stable` route (same first component,
 //! depths 2 to 4, so binary-search markers in that subtree change all the time), pipelined as
-//! fast as the daemon answers, while a consumer fetches under `/stable`.
+//! fast as the daemon answers, while a consumer fetches under `/stable`. It runs twice, one
+//! daemon at a time: in the shipped single-thread mode, and with two workers reading the FIB
+//! while the control thread writes it.
 //!
 //! Pass criteria: every command is answered 200, every fetch of an untouched route is
 //! answered with its Data (nothing misforwarded, no Nack, no timeout), and no churned route is
@@ -159,18 +161,34 @@ fn fetch(sock: &std::path::Path, name: &str, count: u64) -> f64 {
     v["elapsed_ms"].as_f64().unwrap_or(0.0)
 }
 
+/// One daemon at a time: the two tests below measure a rate, so they must not share the CPU.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// The shipped default: one run-to-completion thread does I/O, forwarding and management, so
+/// route changes and lookups interleave on one thread.
 #[test]
-fn fib_churn_never_misforwards_untouched_routes() {
+fn fib_churn_in_the_default_single_thread_mode_never_misforwards() {
+    churn_while_fetching("single", "mode = \"single\"");
+}
+
+/// Two workers read the FIB while the control thread rewrites it.
+#[test]
+fn fib_churn_with_two_workers_reading_the_fib_never_misforwards() {
+    churn_while_fetching("multi-2", "mode = \"multi\"\nworkers = 2");
+}
+
+fn churn_while_fetching(label: &str, threads: &str) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let count: u64 = std::env::var("NDNFWD_CHURN_COUNT")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
-    let dir = TempDir::new("churn");
+    let dir = TempDir::new(&format!("churn-{label}"));
     let cfg = dir.path("ndnfwd.toml");
     std::fs::write(
         &cfg,
         format!(
-            "[log]\nlevel = \"warn\"\n[threads]\nmode = \"multi\"\nworkers = 2\n\
+            "[log]\nlevel = \"warn\"\n[threads]\n{threads}\n\
              [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
              [management]\nstatus_file = \"{}\"\n",
             dir.path("nfd.sock").display(),
@@ -196,7 +214,7 @@ fn fib_churn_never_misforwards_untouched_routes() {
     assert!(c.commands > 0);
     assert_eq!(c.failed, 0, "commands refused");
     println!(
-        "{{\"fetches\":{count},\"fetch_ms_without_churn\":{base_ms:.0},\
+        "{{\"threads\":\"{label}\",\"fetches\":{count},\"fetch_ms_without_churn\":{base_ms:.0},\
          \"fetch_ms_with_churn\":{churn_ms:.0},\"slowdown\":{:.3},\
          \"churn_commands\":{},\"churn_commands_per_s\":{:.0}}}",
         churn_ms / base_ms,
