@@ -184,18 +184,8 @@ fn churn_while_fetching(label: &str, threads: &str) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
     let dir = TempDir::new(&format!("churn-{label}"));
-    let cfg = dir.path("ndnfwd.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[log]\nlevel = \"warn\"\n[threads]\n{threads}\n\
-             [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-             [management]\nstatus_file = \"{}\"\n",
-            dir.path("nfd.sock").display(),
-            dir.path("status.json").display()
-        ),
-    )
-    .unwrap();
+    let sections = format!("[log]\nlevel = \"warn\"\n[threads]\n{threads}\n");
+    let cfg = write_config(&dir, &[], "", &sections);
     let sock = dir.path("nfd.sock");
     let path = dir.path("status.json");
     let d = daemon("churn", None, &cfg, &dir.path("daemon.log"));

@@ -14,14 +14,8 @@ use common::*;
 
 /// A daemon with metrics on a free port; returns it and the metrics address (host:port).
 fn start(dir: &TempDir, mode: &str) -> (Proc, String) {
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[threads]\nmode = \"{mode}\"\nworkers = 2\n\
-         [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-         [metrics]\nport = 0\n",
-        dir.path("nfd.sock").display(),
-    );
-    std::fs::write(&cfg, text).unwrap();
+    let sections = format!("[threads]\nmode = \"{mode}\"\nworkers = 2\n[metrics]\nport = 0\n");
+    let cfg = write_config(dir, &[], "", &sections);
     let (d, lines) = daemon_lines(mode, None, &cfg, &dir.path("daemon.log"));
     let url = lines
         .iter()

@@ -48,22 +48,10 @@ fn default_configuration_checks_and_prints() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("[listeners]"));
 }
 
-fn local_config(dir: &TempDir, mode: &str) -> std::path::PathBuf {
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[threads]\nmode = \"{mode}\"\nworkers = 2\n\
-         [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-         [management]\nstatus_file = \"{}\"\n",
-        dir.path("nfd.sock").display(),
-        dir.path("status.json").display()
-    );
-    std::fs::write(&cfg, text).unwrap();
-    cfg
-}
-
 fn fetch_and_producer_death(mode: &str) {
     let dir = TempDir::new(mode);
-    let cfg = local_config(&dir, mode);
+    let threads = format!("[threads]\nmode = \"{mode}\"\nworkers = 2\n");
+    let cfg = write_config(&dir, &[], "", &threads);
     let sock = dir.path("nfd.sock");
     let status_path = dir.path("status.json");
     let d = daemon("local", None, &cfg, &dir.path("daemon.log"));

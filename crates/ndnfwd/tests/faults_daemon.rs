@@ -14,18 +14,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use ndn_packet::InterestBuilder;
 
-fn write_config(dir: &TempDir, extra: &str) -> std::path::PathBuf {
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-         [management]\nstatus_file = \"{}\"\n{extra}",
-        dir.path("nfd.sock").display(),
-        dir.path("status.json").display()
-    );
-    std::fs::write(&cfg, text).unwrap();
-    cfg
-}
-
 /// A consumer running in the background (killed on drop).
 fn background_consumer(sock: &std::path::Path, name: &str, count: u64) -> Proc {
     let child = Command::new(BIN)
@@ -62,7 +50,7 @@ const CYCLES: u32 = 10_000;
 #[test]
 fn ten_thousand_face_create_destroy_cycles() {
     let dir = TempDir::new("facechurn");
-    let cfg = write_config(&dir, "");
+    let cfg = write_config(&dir, &[], "", "");
     let sock = dir.path("nfd.sock");
     let d = daemon("facechurn", None, &cfg, &dir.path("daemon.log"));
     let mut c = mgmt::client(&sock);
@@ -98,7 +86,7 @@ fn ten_thousand_face_create_destroy_cycles() {
 #[test]
 fn producer_killed_mid_stream_leaves_nothing_behind() {
     let dir = TempDir::new("midstream");
-    let cfg = write_config(&dir, "[threads]\nmode = \"multi\"\nworkers = 2\n");
+    let cfg = write_config(&dir, &[], "", "[threads]\nmode = \"multi\"\nworkers = 2\n");
     let sock = dir.path("nfd.sock");
     let path = dir.path("status.json");
     let d = daemon("midstream", None, &cfg, &dir.path("daemon.log"));
@@ -138,19 +126,13 @@ fn full_worker_ring_is_counted_and_recovers() {
         .local_addr()
         .unwrap()
         .port();
-    let cfg = dir.path("ndnfwd.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[threads]\nmode = \"multi\"\nio = 1\nworkers = 1\n\
-             [listeners]\nunix = \"{}\"\ntcp = []\nudp = [\"127.0.0.1:{port}\"]\n\
-             [dataplane]\nring_capacity = 16\nburst = 256\n\
-             [management]\nstatus_file = \"{}\"\n",
-            dir.path("nfd.sock").display(),
-            dir.path("status.json").display()
-        ),
-    )
-    .unwrap();
+    let cfg = write_config(
+        &dir,
+        &[&format!("127.0.0.1:{port}")],
+        "",
+        "[threads]\nmode = \"multi\"\nio = 1\nworkers = 1\n\
+         [dataplane]\nring_capacity = 16\nburst = 256\n",
+    );
     let sock = dir.path("nfd.sock");
     let path = dir.path("status.json");
     let d = daemon("ring", None, &cfg, &dir.path("daemon.log"));
@@ -194,7 +176,7 @@ fn full_worker_ring_is_counted_and_recovers() {
 #[test]
 fn reload_with_an_invalid_file_keeps_the_running_configuration() {
     let dir = TempDir::new("reload");
-    let cfg = write_config(&dir, "[log]\nlevel = \"info\"\n");
+    let cfg = write_config(&dir, &[], "", "[log]\nlevel = \"info\"\n");
     let good = std::fs::read_to_string(&cfg).unwrap();
     let sock = dir.path("nfd.sock");
     let log = dir.path("daemon.log");
@@ -242,7 +224,7 @@ fn reload_with_an_invalid_file_keeps_the_running_configuration() {
 #[test]
 fn sigterm_under_load_exits_cleanly() {
     let dir = TempDir::new("sigterm");
-    let cfg = write_config(&dir, "[threads]\nmode = \"multi\"\nworkers = 2\n");
+    let cfg = write_config(&dir, &[], "", "[threads]\nmode = \"multi\"\nworkers = 2\n");
     let sock = dir.path("nfd.sock");
     let path = dir.path("status.json");
     let mut d = daemon("sigterm", None, &cfg, &dir.path("daemon.log"));

@@ -16,21 +16,16 @@ fn gen_producer(args: &[&str]) -> Proc {
     )
 }
 
-fn config(dir: &TempDir) -> std::path::PathBuf {
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[threads]\nmode = \"single\"\n[listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n",
-        dir.path("nfd.sock").display()
-    );
-    std::fs::write(&cfg, text).unwrap();
-    cfg
-}
-
 #[test]
 fn patterns_replies_and_rate_mode_through_the_daemon() {
     let dir = TempDir::new("gen");
     let sock = dir.path("nfd.sock");
-    let _d = daemon("gen", None, &config(&dir), &dir.path("daemon.log"));
+    let _d = daemon(
+        "gen",
+        None,
+        &write_config(&dir, &[], "", "[threads]\nmode = \"single\"\n"),
+        &dir.path("daemon.log"),
+    );
     let connect = format!("unix://{}", sock.display());
     let _p = gen_producer(&[
         "--connect",

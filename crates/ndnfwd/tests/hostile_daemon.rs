@@ -96,14 +96,8 @@ impl Daemon {
     fn start(tag: &str, localhop: bool) -> Self {
         let dir = TempDir::new(tag);
         let port = free_udp_port();
-        let cfg = dir.path("ndnfwd.toml");
-        let text = format!(
-            "[listeners]\nunix = \"{}\"\ntcp = []\nudp = [\"127.0.0.1:{port}\"]\n\
-             [management]\nlocalhop = {localhop}\nstatus_file = \"{}\"\n",
-            dir.path("nfd.sock").display(),
-            dir.path("status.json").display()
-        );
-        std::fs::write(&cfg, text).unwrap();
+        let udp = format!("127.0.0.1:{port}");
+        let cfg = write_config(&dir, &[&udp], &format!("localhop = {localhop}\n"), "");
         let d = daemon(tag, None, &cfg, &dir.path("daemon.log"));
         Self { dir, d, port }
     }
@@ -258,27 +252,35 @@ fn register_uri(prefix: &str) -> String {
     Interest::new_checked(&wire).unwrap().name().to_string()
 }
 
-/// One network namespace of this test with a dummy interface holding `NS_IP` (so UDP inside
+/// One network namespace of this test with an interface holding `NS_IP` (so UDP inside
 /// it comes from a non-loopback, hence non-local, address); deleted on drop.
 struct Ns(String);
 
 const NS_IP: &str = "10.77.0.1";
 
 impl Ns {
-    fn new() -> Result<Self, String> {
+    /// `None` without root; as root, failing to build the namespace fails the test.
+    fn new() -> Option<Self> {
         use std::os::unix::fs::MetadataExt as _;
         if std::fs::metadata("/proc/self").map_or(1, |m| m.uid()) != 0 {
-            return Err("needs root (network namespace)".into());
+            return None;
         }
         let ns = Ns(unique("ndnfwd-scope"));
         let run = |args: &[&str]| match sh(args) {
-            Ok(o) if o.status.success() => Ok(()),
-            Ok(o) => Err(format!("{args:?}: {}", String::from_utf8_lossy(&o.stderr))),
-            Err(e) => Err(format!("{args:?}: {e} (needs iproute2)")),
+            Ok(o) => assert!(
+                o.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => panic!("{args:?}: {e} (needs iproute2)"),
         };
-        run(&["ip", "netns", "add", &ns.0])?;
-        run(&["ip", "-n", &ns.0, "link", "set", "lo", "up"])?;
-        run(&["ip", "-n", &ns.0, "link", "add", "d0", "type", "dummy"])?;
+        run(&["ip", "netns", "add", &ns.0]);
+        run(&["ip", "-n", &ns.0, "link", "set", "lo", "up"]);
+        // A veth pair with both ends inside: the dummy driver is not in every kernel.
+        run(&[
+            "ip", "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
+        ]);
+        run(&["ip", "-n", &ns.0, "link", "set", "d1", "up"]);
         run(&[
             "ip",
             "-n",
@@ -288,9 +290,9 @@ impl Ns {
             &format!("{NS_IP}/24"),
             "dev",
             "d0",
-        ])?;
-        run(&["ip", "-n", &ns.0, "link", "set", "d0", "up"])?;
-        Ok(ns)
+        ]);
+        run(&["ip", "-n", &ns.0, "link", "set", "d0", "up"]);
+        Some(ns)
     }
 
     /// `ndnfwd gen consumer` of one name over UDP from inside the namespace; (exit code, JSON).
@@ -324,14 +326,8 @@ impl Drop for Ns {
 /// A daemon in `ns` listening on UDP `NS_IP`:6363, with localhop management on or off.
 fn scoped_daemon(ns: &Ns, localhop: bool) -> (TempDir, Proc) {
     let dir = TempDir::new("scope");
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[listeners]\nunix = \"{}\"\ntcp = []\nudp = [\"{NS_IP}:6363\"]\n\
-         [management]\nlocalhop = {localhop}\nstatus_file = \"{}\"\n",
-        dir.path("nfd.sock").display(),
-        dir.path("status.json").display()
-    );
-    std::fs::write(&cfg, text).unwrap();
+    let udp = format!("{NS_IP}:6363");
+    let cfg = write_config(&dir, &[&udp], &format!("localhop = {localhop}\n"), "");
     let d = daemon("scope", Some(&ns.0), &cfg, &dir.path("daemon.log"));
     (dir, d)
 }
@@ -340,12 +336,9 @@ fn scoped_daemon(ns: &Ns, localhop: bool) -> (TempDir, Proc) {
 /// `/localhop/nfd` is refused unless enabled, then answered.
 #[test]
 fn scope_rules_for_a_non_local_udp_face() {
-    let ns = match Ns::new() {
-        Ok(ns) => ns,
-        Err(why) => {
-            println!("skipped: {why}");
-            return;
-        }
+    let Some(ns) = Ns::new() else {
+        println!("skipped: needs root (network namespace)");
+        return;
     };
     let (dir, d) = scoped_daemon(&ns, false);
     let path = dir.path("status.json");

@@ -59,11 +59,8 @@ fn run_ok(args: &[&str]) -> Result<(), String> {
 }
 
 impl Net {
-    /// The namespaces and link, or why they cannot be made (the test is then skipped).
+    /// The namespaces and link, or the command that failed.
     fn new() -> Result<Self, String> {
-        if let Some(r) = skip_reason() {
-            return Err(r);
-        }
         let net = Net {
             a: unique("ndnfwd-a"),
             b: unique("ndnfwd-b"),
@@ -144,13 +141,12 @@ fn config(dir: &TempDir, host: &str, extra: &str) -> PathBuf {
 
 /// Starts B, then A with a route `/p` toward B over `link`; `None` (skip) without root.
 fn hosts(link: Link) -> Option<Hosts> {
-    let net = match Net::new() {
-        Ok(n) => n,
-        Err(why) => {
-            eprintln!("skipping two-host test ({link:?}): {why}");
-            return None;
-        }
-    };
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping two-host test ({link:?}): {why}");
+        return None;
+    }
+    // With root and iproute2 the hosts must come up: a failure here fails the test.
+    let net = Net::new().unwrap_or_else(|e| panic!("two hosts for {link:?}: {e}"));
     let dir = TempDir::new("netns");
     let ether_group = "ether://[01:00:5e:00:17:aa]";
     let b_extra = match link {

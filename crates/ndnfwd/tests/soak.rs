@@ -58,22 +58,6 @@ fn cs_entries(s: &serde_json::Value) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-fn soak_config(dir: &TempDir) -> std::path::PathBuf {
-    let cfg = dir.path("ndnfwd.toml");
-    let text = format!(
-        "[log]\nlevel = \"warn\"\n\
-         [threads]\nmode = \"multi\"\nworkers = 2\n\
-         [listeners]\nunix = \"{}\"\ntcp = []\nudp = []\n\
-         [tables]\npit_capacity = 4096\ncs_capacity = 512\ncs_capacity_mb = 8\n\
-         [dataplane]\ndispatch_prefix_len = 3\n\
-         [management]\nstatus_file = \"{}\"\n",
-        dir.path("nfd.sock").display(),
-        dir.path("status.json").display()
-    );
-    std::fs::write(&cfg, text).unwrap();
-    cfg
-}
-
 #[test]
 #[ignore = "minutes long: scripts/test runs it with --ignored, scripts/soak for longer runs"]
 fn soak_mixed_traffic() {
@@ -89,7 +73,15 @@ fn soak_mixed_traffic() {
             .expect("NDNFWD_SOAK_OUT is writable")
     });
     let dir = TempDir::new("soak");
-    let cfg = soak_config(&dir);
+    let cfg = write_config(
+        &dir,
+        &[],
+        "",
+        "[log]\nlevel = \"warn\"\n\
+         [threads]\nmode = \"multi\"\nworkers = 2\n\
+         [tables]\npit_capacity = 4096\ncs_capacity = 512\ncs_capacity_mb = 8\n\
+         [dataplane]\ndispatch_prefix_len = 3\n",
+    );
     let sock = dir.path("nfd.sock");
     let status_path = dir.path("status.json");
     let d = daemon("soak", None, &cfg, &dir.path("daemon.log"));

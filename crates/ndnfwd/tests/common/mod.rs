@@ -42,6 +42,23 @@ impl Drop for TempDir {
     }
 }
 
+/// Writes `ndnfwd.toml` in `dir` and returns its path: a Unix listener at `nfd.sock`, the UDP
+/// listeners `udp`, no TCP, the status file `status.json` and the further `[management]` keys
+/// `management` (lines), then `sections` (more tables, but not `[listeners]` or `[management]`).
+pub fn write_config(dir: &TempDir, udp: &[&str], management: &str, sections: &str) -> PathBuf {
+    let udp: Vec<String> = udp.iter().map(|u| format!("\"{u}\"")).collect();
+    let text = format!(
+        "[listeners]\nunix = \"{}\"\ntcp = []\nudp = [{}]\n\
+         [management]\nstatus_file = \"{}\"\n{management}{sections}",
+        dir.path("nfd.sock").display(),
+        udp.join(", "),
+        dir.path("status.json").display()
+    );
+    let p = dir.path("ndnfwd.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
 /// A child process killed (and reaped) on drop.
 pub struct Proc {
     pub child: Child,
