@@ -4,8 +4,8 @@
 //! Contract: input is a directory (`docs/bench/`) of `NAME.json` results, each with a
 //! `NAME.cmd` holding the exact command that produced it, plus `recorded.md` (hand-made
 //! sections whose figures cannot be regenerated quickly, kept as "recorded runs"). Known names:
-//! `engine-fib-N` (engine vs FIB size), `engine-workers-W`, `engine-prefetch`, `fib-WORKLOAD`
-//! (LPM algorithms and bytes per prefix) and `e2e`. Every figure is written with its command and
+//! `engine-fib-N` (engine vs FIB size), `engine-workers-W`, `memory`, `engine-prefetch`,
+//! `engine-grid-N-wW`, `fib-WORKLOAD` (LPM algorithms and bytes per prefix) and `e2e`. Every figure is written with its command and
 //! the machine recorded in its JSON. Missing results leave their section out; unknown JSON
 //! fields are ignored, so the report survives changes to the benchmark output.
 #![deny(unsafe_code)]
@@ -204,6 +204,14 @@ mod tests {
                 r#"{{"bench":"e2e",{machine},"forwarder":"ndnfwd","window":64,"consumer_threads":1,"duration_s":1,"rows":[{{"face":"unix","payload":100,"path":"forwarder","data_per_sec":47000.0,"rtt_p50_ms":1.2,"rtt_p99_ms":3.4}}],"skipped":[{{"face":"ether","payload":100,"reason":"needs root"}}],"self_test_ratios":[]}}"#
             ),
         );
+        write(
+            &dir,
+            "memory",
+            "ndnfwd bench memory --json",
+            &format!(
+                r#"{{"bench":"memory",{machine},"mib_per_thread":256,"loads_per_thread":100,"rows":[{{"chains":8,"threads":1,"ns_per_load":200.0,"loads_per_s":4.0e7}},{{"chains":8,"threads":2,"ns_per_load":300.0,"loads_per_s":5.2e7}}],"scaling":[{{"chains":8,"threads":2,"ratio":1.3}}]}}"#
+            ),
+        );
         std::fs::write(
             dir.join("recorded.md"),
             "# old page\n\n## Name hashing\n\n| a | b |\n",
@@ -222,6 +230,9 @@ mod tests {
             "ndnfwd bench engine --algo all --workers 2",
             "| unix | 100 | forwarder | 47000 | 1.200 | 3.400 |",
             "skipped ether 100 B: needs root",
+            "| 8 | 2 | 300.0 | 52.0 |",
+            "- 8 chain(s) per thread: 2 threads move **1.30x** the loads of one.",
+            "ndnfwd bench memory --json",
             "# Recorded runs",
             "### Name hashing",
             "| so | 1000 | Binary | None | 4 | 1.00 | 800 | 1.50 / 3 | 58.5 |",

@@ -13,7 +13,7 @@ use crate::{machine_line, BenchResult};
 type Section = fn(&[BenchResult], &Path, &mut String, &mut Vec<PathBuf>) -> Result<(), String>;
 
 /// Every generated section, in page order.
-pub const ALL: [Section; 6] = [e2e, fib_size, workers, prefetch, grid, lpm];
+pub const ALL: [Section; 7] = [e2e, fib_size, workers, memory, prefetch, grid, lpm];
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(0.0)
@@ -396,6 +396,57 @@ fn workers(
         },
     )?;
     commands(md, &rs);
+    Ok(())
+}
+
+/// `bench memory`: what the machine's DRAM gives one thread and several, the ceiling under the
+/// worker scaling above.
+fn memory(
+    r: &[BenchResult],
+    _: &Path,
+    md: &mut String,
+    _: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let Some(m) = r.iter().find(|x| x.name == "memory") else {
+        return Ok(());
+    };
+    md.push_str(
+        "## Memory ceiling for worker scaling
+
+",
+    );
+    let _ = writeln!(
+        md,
+        "Dependent random loads over {} MiB per thread (one random cycle on huge pages, so each \
+         load misses the caches but not the TLB). One chain per thread measures latency; \
+         several interleaved chains keep that many misses in flight, as the engine's \
+         prefetching does. Threads of a row run at once.\n",
+        m.json["mib_per_thread"]
+    );
+    md.push_str("| chains per thread | threads | ns per load | million loads/s (all threads) |\n");
+    md.push_str("|---|---|---|---|\n");
+    for row in m.json["rows"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1} | {:.1} |",
+            row["chains"],
+            row["threads"],
+            f(&row["ns_per_load"]),
+            f(&row["loads_per_s"]) / 1e6
+        );
+    }
+    md.push('\n');
+    for s in m.json["scaling"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            md,
+            "- {} chain(s) per thread: {} threads move **{:.2}x** the loads of one.",
+            s["chains"],
+            s["threads"],
+            f(&s["ratio"])
+        );
+    }
+    md.push('\n');
+    commands(md, &[m]);
     Ok(())
 }
 

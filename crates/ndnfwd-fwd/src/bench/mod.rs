@@ -19,6 +19,7 @@
 //! per-stage split (fenced cycle reads cost some overlap, so it is kept out of the medians).
 //! Allocations are counted by the caller's global allocator through [`BenchConfig::alloc_count`].
 
+pub mod memory;
 mod worker;
 
 use std::sync::Barrier;

@@ -12,6 +12,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndnfwd_fib::bench::{run_fib_bench, FibBenchConfig, FibBenchReport, PrefetchMode};
 use ndnfwd_fib::LpmAlgorithm;
+use ndnfwd_fwd::bench::memory::{self, MemoryConfig};
 use ndnfwd_fwd::bench::{BenchConfig as EngineConfig, PrefetchSelect as EnginePrefetch};
 use ndnfwd_workload::{Params, WorkloadSpec};
 
@@ -25,6 +26,9 @@ pub enum Bench {
     Engine(EngineArgs),
     /// Seed 003's switch-offloaded Data path: hashed-PIT share, estimator, XDP on veth (root).
     Offload(offload::OffloadArgs),
+    /// What the machine's memory gives 1 and N threads (dependent DRAM loads, 1 and several
+    /// chains per thread): the ceiling under `bench engine --workers N`.
+    Memory(MemoryArgs),
     /// End to end: `gen` consumer -> forwarder under test -> `gen` producer over Unix, UDP and
     /// (as root) Ethernet across veth; exchanges/s and RTT p50/p99, plus the generator self-test.
     E2e(e2e::E2eArgs),
@@ -75,6 +79,29 @@ fn parse_prefetch(s: &str) -> Result<EnginePrefetch, String> {
     s.parse().map_err(|()| {
         format!("unknown prefetch mode {s}: none, bucket, prehash, speculative or all")
     })
+}
+
+/// Options of `bench memory`.
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Array per thread, in MiB (make it several times the last-level cache).
+    #[arg(long, default_value_t = 256)]
+    mib: usize,
+    /// Dependent loads per thread and row.
+    #[arg(long, default_value_t = 1 << 24)]
+    loads: u64,
+    /// Threads of the many-thread rows (default: the CPUs).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Independent chains per thread to measure (1 = latency), comma-separated, each 1 to 16.
+    #[arg(long, value_delimiter = ',', default_value = "1,8")]
+    chains: Vec<usize>,
+    /// Shuffle seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Options of `bench fib`.
@@ -148,6 +175,7 @@ pub fn run(bench: Bench) -> Result<(), String> {
         Bench::Fib(args) => fib(&args),
         Bench::Engine(args) => engine(&args),
         Bench::Offload(args) => offload::run(&args),
+        Bench::Memory(args) => memory(&args),
         Bench::E2e(args) => e2e::run(&args),
     }
 }
@@ -217,6 +245,55 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
             s.fib,
             r.allocations_per_packet
                 .map_or_else(|| "-".to_owned(), |v| format!("{v:.3}")),
+        );
+    }
+    Ok(())
+}
+
+fn memory(a: &MemoryArgs) -> Result<(), String> {
+    let cfg = MemoryConfig {
+        mib_per_thread: a.mib,
+        loads_per_thread: a.loads,
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
+        chains: a.chains.clone(),
+        seed: a.seed,
+    };
+    let bar = progress("memory");
+    bar.set_message("shuffling and chasing");
+    let report = memory::run(&cfg).map_err(|e| format!("bench memory: {e}"))?;
+    bar.finish_and_clear();
+    if a.json {
+        let mut out = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        if let Some(obj) = out.as_object_mut() {
+            obj.insert("bench".into(), "memory".into());
+            obj.insert("machine".into(), machine());
+        }
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{} MiB per thread, {} dependent loads per thread and row",
+        report.mib_per_thread, report.loads_per_thread
+    );
+    println!(
+        "{:>7} {:>8} {:>12} {:>14}",
+        "chains", "threads", "ns/load", "Mloads/s"
+    );
+    for r in &report.rows {
+        println!(
+            "{:>7} {:>8} {:>12.1} {:>14.1}",
+            r.chains,
+            r.threads,
+            r.ns_per_load,
+            r.loads_per_s / 1e6
+        );
+    }
+    for s in &report.scaling {
+        println!(
+            "{} chain(s): {} threads move {:.2}x the loads of one",
+            s.chains, s.threads, s.ratio
         );
     }
     Ok(())

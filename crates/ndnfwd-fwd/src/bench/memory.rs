@@ -1,0 +1,229 @@
+//! The library side of `ndnfwd bench memory`: what the machine's memory gives one thread and
+//! several, as the ceiling under `bench engine`'s worker scaling.
+//!
+//! Each thread chases pointers through its own array, far larger than the last-level cache,
+//! laid out as one random cycle (Sattolo's shuffle) on huge pages like the FIB's segments, so
+//! every load is a DRAM miss without a page walk. With one chain per thread a load waits for the
+//! one before it (latency); with several independent chains interleaved, a thread keeps that
+//! many misses in flight (memory-level parallelism), which is what the engine's prefetching
+//! does. The same chases run on 1 thread and then on `threads` threads at once (started
+//! together at a barrier); `scaling` is the aggregate loads per second of the many against the
+//! one. When N threads with parallel misses get only x times one thread's loads, N engine
+//! workers whose packets are bound by DRAM misses cannot scale past about x either.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+use ndnfwd_table::{AllocError, ZeroedSlice};
+use serde::Serialize;
+
+/// Most independent chains per thread.
+pub const MAX_CHAINS: usize = 16;
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct MemoryConfig {
+    /// Array size per thread, in MiB (at least 1).
+    pub mib_per_thread: usize,
+    /// Dependent loads per thread and row, spread over its chains.
+    pub loads_per_thread: u64,
+    /// The many-thread rows' thread count (at least 2 to be of use).
+    pub threads: usize,
+    /// Chain counts to measure, each 1 to [`MAX_CHAINS`].
+    pub chains: Vec<usize>,
+    /// Shuffle seed.
+    pub seed: u64,
+}
+
+/// One measurement: `threads` threads, each with `chains` chains.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryRow {
+    /// Independent chains per thread.
+    pub chains: usize,
+    /// Threads chasing at once.
+    pub threads: usize,
+    /// Mean wall time per load and chain, per thread (its latency with one chain).
+    pub ns_per_load: f64,
+    /// Loads per second over all threads.
+    pub loads_per_s: f64,
+}
+
+/// Many threads against one, at one chain count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scaling {
+    /// Independent chains per thread.
+    pub chains: usize,
+    /// Threads of the many-thread row.
+    pub threads: usize,
+    /// Its aggregate loads per second over the one-thread row's.
+    pub ratio: f64,
+}
+
+/// The result, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryReport {
+    /// Array size per thread, in MiB.
+    pub mib_per_thread: usize,
+    /// Dependent loads per thread and row.
+    pub loads_per_thread: u64,
+    /// One row per chain count and thread count (1, then `threads`).
+    pub rows: Vec<MemoryRow>,
+    /// Per chain count, the many-thread row against the one-thread row.
+    pub scaling: Vec<Scaling>,
+}
+
+/// Runs every row; fails only when an array cannot be mapped.
+pub fn run(cfg: &MemoryConfig) -> Result<MemoryReport, AllocError> {
+    let chains: Vec<usize> = cfg.chains.iter().map(|&c| c.clamp(1, MAX_CHAINS)).collect();
+    let len = (cfg.mib_per_thread.max(1) << 20) / core::mem::size_of::<u32>();
+    let mut rows = Vec::new();
+    for threads in [1, cfg.threads.max(2)] {
+        let per_thread = run_threads(cfg, len, threads, &chains)?;
+        for (i, &c) in chains.iter().enumerate() {
+            let secs: Vec<f64> = per_thread.iter().map(|t| t[i]).collect();
+            let loads = cfg.loads_per_thread.max(1) as f64;
+            rows.push(MemoryRow {
+                chains: c,
+                threads,
+                ns_per_load: secs.iter().sum::<f64>() / threads as f64 / loads * c as f64 * 1e9,
+                loads_per_s: secs.iter().map(|s| loads / s).sum(),
+            });
+        }
+    }
+    let scaling = chains
+        .iter()
+        .filter_map(|&c| {
+            let of = |one: bool| {
+                rows.iter()
+                    .find(|r| r.chains == c && (r.threads == 1) == one)
+            };
+            let (one, many) = (of(true)?, of(false)?);
+            Some(Scaling {
+                chains: c,
+                threads: many.threads,
+                ratio: many.loads_per_s / one.loads_per_s,
+            })
+        })
+        .collect();
+    Ok(MemoryReport {
+        mib_per_thread: cfg.mib_per_thread.max(1),
+        loads_per_thread: cfg.loads_per_thread,
+        rows,
+        scaling,
+    })
+}
+
+/// `threads` threads, each building its array then timing every chain count between barriers;
+/// seconds per thread and chain count.
+fn run_threads(
+    cfg: &MemoryConfig,
+    len: usize,
+    threads: usize,
+    chains: &[usize],
+) -> Result<Vec<Vec<f64>>, AllocError> {
+    let barrier = Arc::new(Barrier::new(threads));
+    let failed = Arc::new(AtomicBool::new(false));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (barrier, failed) = (Arc::clone(&barrier), Arc::clone(&failed));
+            let chains = chains.to_vec();
+            let (loads, seed) = (cfg.loads_per_thread.max(1), cfg.seed ^ (t as u64 + 1));
+            std::thread::spawn(move || -> Result<Vec<f64>, AllocError> {
+                let ring = cycle(len, seed);
+                failed.fetch_or(ring.is_err(), Ordering::Relaxed);
+                // Every thread maps and shuffles first, so no one times while another shuffles;
+                // if any mapping failed, every thread leaves here together.
+                barrier.wait();
+                let ring = ring?;
+                if failed.load(Ordering::Relaxed) {
+                    return Err(AllocError { bytes: len * 4 });
+                }
+                Ok(chains
+                    .iter()
+                    .map(|&c| {
+                        barrier.wait();
+                        let t0 = Instant::now();
+                        std::hint::black_box(chase(&ring, c, loads / c as u64));
+                        let s = t0.elapsed().as_secs_f64();
+                        barrier.wait();
+                        s
+                    })
+                    .collect())
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        .collect()
+}
+
+/// `len` indices forming a single random cycle (Sattolo's algorithm), so a chase from any start
+/// visits every slot before it repeats.
+fn cycle(len: usize, seed: u64) -> Result<ZeroedSlice<u32>, AllocError> {
+    let mut a = ZeroedSlice::<u32>::new(len)?;
+    for (i, v) in a.iter_mut().enumerate() {
+        *v = i as u32;
+    }
+    let mut x = seed | 1;
+    for i in (1..len).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        a.swap(i, (x % i as u64) as usize);
+    }
+    Ok(a)
+}
+
+/// `steps` dependent loads on each of `chains` chains, interleaved; returns their ends.
+fn chase(ring: &[u32], chains: usize, steps: u64) -> [u32; MAX_CHAINS] {
+    let mut at = [0u32; MAX_CHAINS];
+    let stride = (ring.len() / chains).max(1);
+    for (k, p) in at.iter_mut().enumerate().take(chains) {
+        *p = (k * stride) as u32;
+    }
+    for _ in 0..steps {
+        for p in at.iter_mut().take(chains) {
+            *p = ring.get(*p as usize).copied().unwrap_or(0);
+        }
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shuffle_is_one_cycle_through_every_slot() {
+        let ring = cycle(1000, 7).expect("map");
+        let (mut p, mut seen) = (0usize, vec![false; 1000]);
+        for _ in 0..1000 {
+            assert!(!seen[p], "slot {p} visited twice before the cycle closed");
+            seen[p] = true;
+            p = ring[p] as usize;
+        }
+        assert_eq!(p, 0);
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn a_small_run_reports_every_row_and_ratio() {
+        let r = run(&MemoryConfig {
+            mib_per_thread: 1,
+            loads_per_thread: 10_000,
+            threads: 2,
+            chains: vec![1, 4],
+            seed: 3,
+        })
+        .expect("run");
+        assert_eq!(r.rows.len(), 4);
+        assert_eq!(r.scaling.len(), 2);
+        assert!(r
+            .rows
+            .iter()
+            .all(|x| x.loads_per_s > 0.0 && x.ns_per_load > 0.0));
+        assert!(r.scaling.iter().all(|s| s.ratio > 0.0 && s.threads == 2));
+    }
+}
