@@ -6,49 +6,14 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{data, interest, recv_n, tx};
 use ndn_packet::link::{LinkType, PacketKind};
 use ndnfwd_face::{FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri, MacAddr, Persistency};
+use ndnfwd_netns::{skip_reason, veth, Netns};
 
 const INNER_ENV: &str = "NDNFWD_FACE_NETNS_INNER";
-
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Deletes the namespace (and with it the veth pair) however the test ends.
-struct Netns(String);
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        ip(&["netns", "del", &self.0]);
-    }
-}
-
-fn skip_reason() -> Option<&'static str> {
-    // The effective uid is the third field of the Uid line.
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let root = status
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2))
-        == Some("0");
-    if !root {
-        return Some("not root");
-    }
-    if !ip(&["-V"]) {
-        return Some("the `ip` command is missing");
-    }
-    None
-}
 
 #[test]
 fn ether_faces_over_veth_in_netns() {
@@ -56,22 +21,12 @@ fn ether_faces_over_veth_in_netns() {
         eprintln!("skipped ether_faces_over_veth_in_netns: {why}");
         return;
     }
-    let ns = Netns(format!("ndnfwd-face-{}", std::process::id()));
-    if !ip(&["netns", "add", &ns.0]) {
-        eprintln!("skipped ether_faces_over_veth_in_netns: cannot create a network namespace");
-        return;
-    }
-    let n = &ns.0;
-    assert!(ip(&[
-        "-n", n, "link", "add", "nf0", "type", "veth", "peer", "name", "nf1"
-    ]));
-    for dev in ["nf0", "nf1", "lo"] {
-        assert!(ip(&["-n", n, "link", "set", dev, "up"]));
-    }
+    // Deleted (and with it the veth pair) however the test ends.
+    let ns = Netns::new("ndnfwd-face").unwrap_or_else(|e| panic!("{e}"));
+    veth((&ns, "nf0"), (&ns, "nf1")).unwrap_or_else(|e| panic!("{e}"));
     let exe = std::env::current_exe().unwrap();
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", n])
-        .arg(exe)
+    let mut child = ns
+        .command(exe)
         .args(["--exact", "ether_inner", "--include-ignored", "--nocapture"])
         .env(INNER_ENV, "1")
         .spawn()

@@ -3,11 +3,10 @@
 //! a veth interface stand for the downstream and upstream sides). Needs root; otherwise it
 //! says why and passes.
 
-use std::process::Command;
-
 use ndn_packet::{
     decode_link_packet, DataBuilder, InterestBuilder, LpPacketBuilder, Name, Payload,
 };
+use ndnfwd_netns::{skip_reason, veth, Netns};
 use ndnfwd_offload::xdp::{self, XdpConfig, XdpPit, XDP_PASS, XDP_REDIRECT};
 
 const GROUP: [u8; 6] = [0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa];
@@ -16,49 +15,6 @@ const PRODUCER_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0f];
 const LO_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
 const TOKEN_DOWN: [u8; 8] = *b"consumr1";
 const TOKEN_UP: [u8; 8] = *b"router99";
-
-struct Netns(String);
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-    }
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let o = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ))
-    }
-}
-
-/// A namespace with `lo` and veth `up0`, or why not (then the test is skipped).
-fn netns() -> Result<Netns, String> {
-    use std::os::unix::fs::MetadataExt as _;
-    if std::fs::metadata("/proc/self")
-        .map(|m| m.uid())
-        .unwrap_or(1)
-        != 0
-    {
-        return Err("needs root (bpf(2), network namespaces)".into());
-    }
-    let ns = Netns(format!("ndnoff-tr-{}", std::process::id()));
-    ip(&["netns", "add", &ns.0])?;
-    ip(&[
-        "-n", &ns.0, "link", "add", "up0", "type", "veth", "peer", "name", "up1",
-    ])?;
-    ip(&["-n", &ns.0, "link", "set", "lo", "up"])?;
-    ip(&["-n", &ns.0, "link", "set", "up0", "up"])?;
-    Ok(ns)
-}
 
 fn frame(dst: [u8; 6], src: [u8; 6], payload: &[u8]) -> Vec<u8> {
     let mut f = Vec::with_capacity(14 + payload.len());
@@ -104,14 +60,14 @@ fn name_value(uri: &str) -> Vec<u8> {
 
 #[test]
 fn the_program_records_interests_and_redirects_single_pending_data() {
-    let ns = match netns() {
-        Ok(ns) => ns,
-        Err(why) => {
-            eprintln!("skipping XDP test-run test: {why}");
-            return;
-        }
-    };
-    let name = ns.0.clone();
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping XDP test-run test: {why}");
+        return;
+    }
+    // `lo` and veth `up0` stand for the downstream and upstream sides.
+    let ns = Netns::new("ndnoff-tr").unwrap_or_else(|e| panic!("{e}"));
+    veth((&ns, "up0"), (&ns, "up1")).unwrap_or_else(|e| panic!("{e}"));
+    let name = ns.name().to_owned();
     // setns moves only this thread; run the body in a thread of its own.
     std::thread::spawn(move || body(&name))
         .join()

@@ -14,6 +14,7 @@ use ndn_packet::interest::Interest;
 use ndn_packet::{decode_link_packet, InterestBuilder, Name};
 use ndnfwd_mgmt::client::{CommandSigner, Signing};
 use ndnfwd_mgmt::ControlParameters;
+use ndnfwd_netns::{skip_reason, veth, Netns};
 
 fn vn(n: usize) -> Vec<u8> {
     match n {
@@ -254,59 +255,31 @@ fn register_uri(prefix: &str) -> String {
 
 /// One network namespace of this test with an interface holding `NS_IP` (so UDP inside
 /// it comes from a non-loopback, hence non-local, address); deleted on drop.
-struct Ns(String);
+struct Ns(Netns);
 
 const NS_IP: &str = "10.77.0.1";
 
 impl Ns {
-    /// `None` without root; as root, failing to build the namespace fails the test.
+    /// `None` without root or `ip`; as root, failing to build the namespace fails the test.
     fn new() -> Option<Self> {
-        use std::os::unix::fs::MetadataExt as _;
-        if std::fs::metadata("/proc/self").map_or(1, |m| m.uid()) != 0 {
+        if let Some(why) = skip_reason() {
+            println!("skipped: {why}");
             return None;
         }
-        let ns = Ns(unique("ndnfwd-scope"));
-        let run = |args: &[&str]| match sh(args) {
-            Ok(o) => assert!(
-                o.status.success(),
-                "{args:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            ),
-            Err(e) => panic!("{args:?}: {e} (needs iproute2)"),
-        };
-        run(&["ip", "netns", "add", &ns.0]);
-        run(&["ip", "-n", &ns.0, "link", "set", "lo", "up"]);
+        let ns = Netns::new("ndnfwd-scope").unwrap_or_else(|e| panic!("{e}"));
         // A veth pair with both ends inside: the dummy driver is not in every kernel.
-        run(&[
-            "ip", "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
-        ]);
-        run(&["ip", "-n", &ns.0, "link", "set", "d1", "up"]);
-        run(&[
-            "ip",
-            "-n",
-            &ns.0,
-            "addr",
-            "add",
-            &format!("{NS_IP}/24"),
-            "dev",
-            "d0",
-        ]);
-        run(&["ip", "-n", &ns.0, "link", "set", "d0", "up"]);
-        Some(ns)
+        veth((&ns, "d0"), (&ns, "d1")).unwrap_or_else(|e| panic!("{e}"));
+        ns.ip(&["addr", "add", &format!("{NS_IP}/24"), "dev", "d0"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        Some(Ns(ns))
     }
 
     /// `ndnfwd gen consumer` of one name over UDP from inside the namespace; (exit code, JSON).
     fn fetch(&self, name: &str) -> (Option<i32>, serde_json::Value) {
-        let out = std::process::Command::new("ip")
-            .args([
-                "netns",
-                "exec",
-                &self.0,
-                BIN,
-                "gen",
-                "consumer",
-                "--connect",
-            ])
+        let out = self
+            .0
+            .command(BIN)
+            .args(["gen", "consumer", "--connect"])
             .arg(format!("udp4://{NS_IP}:6363"))
             .args(["--name", name, "--lifetime", "500"])
             .stdin(std::process::Stdio::null())
@@ -314,12 +287,6 @@ impl Ns {
             .unwrap();
         let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
         (out.status.code(), v)
-    }
-}
-
-impl Drop for Ns {
-    fn drop(&mut self) {
-        let _ = sh(&["ip", "netns", "del", &self.0]);
     }
 }
 
@@ -336,10 +303,7 @@ fn scoped_daemon(ns: &Ns, localhop: bool) -> (TempDir, Proc) {
 /// `/localhop/nfd` is refused unless enabled, then answered.
 #[test]
 fn scope_rules_for_a_non_local_udp_face() {
-    let Some(ns) = Ns::new() else {
-        println!("skipped: needs root (network namespace)");
-        return;
-    };
+    let Some(ns) = Ns::new() else { return };
     let (dir, d) = scoped_daemon(&ns, false);
     let path = dir.path("status.json");
     let local_keys = ["localhost_violation_in", "localhost_from_non_local"];

@@ -13,88 +13,30 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
+use ndnfwd_netns::{skip_reason, veth, Netns};
 
 /// Host A's and B's addresses on the veth link (only inside the test's namespaces).
 const IP_A: &str = "10.0.0.1";
 const IP_B: &str = "10.0.0.2";
 
-/// Two namespaces joined by veth `va` (in A) -- `vb` (in B); deleted on drop.
+/// Two namespaces joined by veth `va` (in A) -- `vb` (in B), MTU 1500; deleted on drop.
 struct Net {
-    a: String,
-    b: String,
-}
-
-impl Drop for Net {
-    fn drop(&mut self) {
-        // Deleting a namespace deletes the veth end inside it, and so the pair.
-        let _ = sh(&["ip", "netns", "del", &self.a]);
-        let _ = sh(&["ip", "netns", "del", &self.b]);
-    }
-}
-
-fn skip_reason() -> Option<String> {
-    use std::os::unix::fs::MetadataExt as _;
-    let uid = std::fs::metadata("/proc/self")
-        .map(|m| m.uid())
-        .unwrap_or(1);
-    if uid != 0 {
-        return Some("needs root (network namespaces)".into());
-    }
-    match sh(&["ip", "-V"]) {
-        Ok(o) if o.status.success() => None,
-        _ => Some("needs iproute2 (`ip`)".into()),
-    }
-}
-
-fn run_ok(args: &[&str]) -> Result<(), String> {
-    let o = sh(args).map_err(|e| format!("{args:?}: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
-    }
+    a: Netns,
+    b: Netns,
 }
 
 impl Net {
     /// The namespaces and link, or the command that failed.
     fn new() -> Result<Self, String> {
         let net = Net {
-            a: unique("ndnfwd-a"),
-            b: unique("ndnfwd-b"),
+            a: Netns::new("ndnfwd-a")?,
+            b: Netns::new("ndnfwd-b")?,
         };
-        run_ok(&["ip", "netns", "add", &net.a])?;
-        run_ok(&["ip", "netns", "add", &net.b])?;
-        let (a, b) = (net.a.as_str(), net.b.as_str());
-        run_ok(&[
-            "ip", "netns", "exec", a, "ip", "link", "add", "va", "type", "veth", "peer", "name",
-            "vb", "netns", b,
-        ])?;
-        run_ok(&[
-            "ip",
-            "-n",
-            a,
-            "addr",
-            "add",
-            &format!("{IP_A}/24"),
-            "dev",
-            "va",
-        ])?;
-        run_ok(&[
-            "ip",
-            "-n",
-            b,
-            "addr",
-            "add",
-            &format!("{IP_B}/24"),
-            "dev",
-            "vb",
-        ])?;
-        for (ns, dev) in [(a, "va"), (b, "vb"), (a, "lo"), (b, "lo")] {
-            run_ok(&["ip", "-n", ns, "link", "set", dev, "up"])?;
-        }
+        veth((&net.a, "va"), (&net.b, "vb"))?;
+        net.a
+            .ip(&["addr", "add", &format!("{IP_A}/24"), "dev", "va"])?;
+        net.b
+            .ip(&["addr", "add", &format!("{IP_B}/24"), "dev", "vb"])?;
         Ok(net)
     }
 }
@@ -214,7 +156,8 @@ fn large_data(link: Link) {
     assert_eq!(v["content_bytes"], 10 * 8000);
     // The link MTU really is 1500 (a packet socket cannot send more, so over Ethernet the
     // Data can only have crossed in NDNLPv2 fragments; over UDP the face MTU is 1452).
-    let link = sh(&["ip", "-n", &h.net.a, "link", "show", "va"]).unwrap();
+    let mut show = h.net.a.command("ip");
+    let link = show.args(["link", "show", "va"]).output().unwrap();
     assert!(String::from_utf8_lossy(&link.stdout).contains("mtu 1500"));
 }
 

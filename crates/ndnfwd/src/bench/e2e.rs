@@ -11,11 +11,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use ndnfwd_netns::{veth, Netns};
 use serde_json::{json, Value};
 
 use crate::gen::cpu_seconds;
-
-use super::ip;
 
 /// Options of `bench e2e`.
 #[derive(Args, Debug)]
@@ -68,65 +67,40 @@ impl Drop for Scratch {
     }
 }
 
-/// Two network namespaces joined by veth `va` -- `vb`; deleted on drop.
-struct Netns {
-    a: String,
-    b: String,
+/// Two network namespaces joined by veth `va` (in `a`) -- `vb` (in `b`); deleted on drop.
+struct Net {
+    a: Netns,
+    b: Netns,
 }
 
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.a]).status();
-        let _ = Command::new("ip").args(["netns", "del", &self.b]).status();
-    }
-}
-
-impl Netns {
+impl Net {
     fn new() -> Result<Self, String> {
-        if !is_root() {
-            return Err("needs root (network namespaces, packet sockets)".into());
+        if let Some(why) = ndnfwd_netns::skip_reason() {
+            return Err(why);
         }
-        let pid = std::process::id();
         let n = Self {
-            a: format!("ndnfwd-e2e-a{pid}"),
-            b: format!("ndnfwd-e2e-b{pid}"),
+            a: Netns::new("ndnfwd-e2e-a")?,
+            b: Netns::new("ndnfwd-e2e-b")?,
         };
-        ip(&["netns", "add", &n.a])?;
-        ip(&["netns", "add", &n.b])?;
-        ip(&[
-            "netns", "exec", &n.a, "ip", "link", "add", "va", "type", "veth", "peer", "name", "vb",
-            "netns", &n.b,
-        ])?;
-        for (ns, dev) in [(&n.a, "va"), (&n.b, "vb"), (&n.a, "lo"), (&n.b, "lo")] {
-            ip(&["-n", ns, "link", "set", dev, "up"])?;
-        }
+        veth((&n.a, "va"), (&n.b, "vb"))?;
         Ok(n)
     }
-}
-
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 fn self_exe() -> Result<PathBuf, String> {
     std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))
 }
 
-/// `cmd` in namespace `ns` when given.
-fn command(ns: Option<&str>, program: &Path) -> Command {
+/// `program` in namespace `ns` when given.
+fn command(ns: Option<&Netns>, program: &Path) -> Command {
     match ns {
-        Some(ns) => {
-            let mut c = Command::new("ip");
-            c.args(["netns", "exec", ns]).arg(program);
-            c
-        }
+        Some(ns) => ns.command(program),
         None => Command::new(program),
     }
 }
 
 /// Starts a producer and waits for its `event=serving` line (10 s at most).
-fn producer(ns: Option<&str>, args: &[String]) -> Result<Proc, String> {
+fn producer(ns: Option<&Netns>, args: &[String]) -> Result<Proc, String> {
     let mut child = command(ns, &self_exe()?)
         .args(["gen", "producer"])
         .args(args)
@@ -153,7 +127,7 @@ fn producer(ns: Option<&str>, args: &[String]) -> Result<Proc, String> {
 }
 
 /// Runs a consumer to completion and parses its summary.
-fn consumer(ns: Option<&str>, args: &[String]) -> Result<Value, String> {
+fn consumer(ns: Option<&Netns>, args: &[String]) -> Result<Value, String> {
     let out = command(ns, &self_exe()?)
         .args([
             "gen",
@@ -192,7 +166,7 @@ struct Case<'a> {
 fn forwarder(
     a: &E2eArgs,
     dir: &Path,
-    ns: Option<&str>,
+    ns: Option<&Netns>,
     extra: &str,
     port: u16,
 ) -> Result<(Proc, PathBuf), String> {
@@ -214,17 +188,10 @@ fn forwarder(
         .replace("{sock}", &sock.display().to_string())
         .replace("{port}", &port.to_string());
     let mut c = match ns {
-        Some(ns) => {
-            let mut c = Command::new("ip");
-            c.args(["netns", "exec", ns, "sh", "-c", &format!("exec {line}")]);
-            c
-        }
-        None => {
-            let mut c = Command::new("sh");
-            c.args(["-c", &format!("exec {line}")]);
-            c
-        }
+        Some(ns) => ns.command("sh"),
+        None => Command::new("sh"),
     };
+    c.args(["-c", &format!("exec {line}")]);
     let log = std::fs::File::create(dir.join("fwd.log")).map_err(|e| e.to_string())?;
     let child = c
         .stdin(Stdio::null())
@@ -291,7 +258,7 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
         if a.forwarder.is_some() {
             return Err("the Ethernet case configures ndnfwd's own [[face]]/[[route]]; not run for --forwarder".into());
         }
-        let net = Netns::new()?;
+        let net = Net::new()?;
         let group = "ether://[01:00:5e:00:17:aa]";
         let extra = format!(
             "[[route]]\nprefix = \"/e2e\"\nface = \"{group}\"\nlocal = \"dev://va\"\ncost = 0\n"
@@ -341,7 +308,7 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
 fn measure(
     a: &E2eArgs,
     case: &Case<'_>,
-    ns: Option<&str>,
+    ns: Option<&Netns>,
     connect: &str,
     fwd: &Proc,
     prod: &Proc,

@@ -6,7 +6,6 @@ mod e2e;
 mod offload;
 
 use std::io::IsTerminal;
-use std::process::Command;
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -417,21 +416,4 @@ pub fn machine() -> serde_json::Value {
         "ram_gib": (ram_kib as f64 / (1u64 << 20) as f64 * 10.0).round() / 10.0,
         "kernel": kernel.trim(),
     })
-}
-
-/// Runs `ip ARGS` (network namespaces and veth for `e2e` and `offload`); its stderr on failure.
-fn ip(args: &[&str]) -> Result<(), String> {
-    let o = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
-    }
 }

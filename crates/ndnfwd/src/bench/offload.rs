@@ -6,7 +6,7 @@
 //! root, Data throughput through a real router daemon between two others over veth pairs,
 //! without and then with the XDP fast path on the router's interfaces.
 //!
-//! The veth topology: namespaces `ndnoff-{c,r,p}-<pid>`; consumer daemon (veth `vc`) -- router
+//! The veth topology: namespaces `ndnoff-{c,r,p}-<pid>-<seq>`; consumer daemon (veth `vc`) -- router
 //! daemon (`rc` | `rp`) -- producer daemon (`vp`), Ethernet faces on the NDN multicast group;
 //! `gen consumer` and `gen producer` on the outer daemons' Unix sockets. Everything it starts
 //! is stopped and the namespaces are deleted when it ends, also on error.
@@ -18,12 +18,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use ndn_packet::{DataBuilder, InterestBuilder, LpPacketBuilder, Name, NameHasher, SipVariant};
+use ndnfwd_netns::{veth, Netns};
 use ndnfwd_offload::estimate::{estimate, Inputs, SEED_EXAMPLE};
 use ndnfwd_offload::share::{run_share, ShareConfig};
 use ndnfwd_offload::xdp::{self, AttachMode, XdpConfig, XdpPit};
 use serde_json::{json, Value};
-
-use super::ip;
 
 /// Options of `bench offload`.
 #[derive(Args, Debug)]
@@ -139,19 +138,16 @@ impl Drop for Proc {
 
 /// The three namespaces, their daemons and a scratch directory; all removed on drop.
 struct Topology {
-    ns: [String; 3],
+    ns: [Netns; 3],
     dir: PathBuf,
     procs: Vec<Proc>,
 }
 
 impl Drop for Topology {
     fn drop(&mut self) {
-        // Children first (they hold sockets in the namespaces), then the namespaces (which
-        // takes their veth ends, and so the pairs, with them).
+        // Children first (they hold sockets in the namespaces); the namespaces (which take
+        // their veth ends, and so the pairs, with them) go when the fields are dropped next.
         self.procs.clear();
-        for ns in &self.ns {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -167,28 +163,17 @@ impl Topology {
         let pid = std::process::id();
         let mut t = Topology {
             ns: [
-                format!("ndnoff-c-{pid}"),
-                format!("ndnoff-r-{pid}"),
-                format!("ndnoff-p-{pid}"),
+                Netns::new("ndnoff-c")?,
+                Netns::new("ndnoff-r")?,
+                Netns::new("ndnoff-p")?,
             ],
             dir: std::env::temp_dir().join(format!("ndnfwd-offload-{pid}")),
             procs: Vec::new(),
         };
         std::fs::create_dir_all(&t.dir).map_err(|e| e.to_string())?;
-        let [c, r, p] = t.ns.clone();
-        for ns in [&c, &r, &p] {
-            ip(&["netns", "add", ns])?;
-            ip(&["-n", ns, "link", "set", "lo", "up"])?;
-        }
-        ip(&[
-            "-n", &c, "link", "add", "vc", "type", "veth", "peer", "name", "rc", "netns", &r,
-        ])?;
-        ip(&[
-            "-n", &p, "link", "add", "vp", "type", "veth", "peer", "name", "rp", "netns", &r,
-        ])?;
-        for (ns, dev) in [(&c, "vc"), (&r, "rc"), (&r, "rp"), (&p, "vp")] {
-            ip(&["-n", ns, "link", "set", dev, "up"])?;
-        }
+        let [c, r, p] = &t.ns;
+        veth((c, "vc"), (r, "rc"))?;
+        veth((p, "vp"), (r, "rp"))?;
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let faces = [
             format!(
@@ -274,10 +259,9 @@ impl Topology {
 }
 
 /// Starts `ndnfwd run` in `ns` and waits (10 s at most) for it to be up.
-fn daemon(exe: &Path, ns: &str, cfg: &Path, log: &Path) -> Result<Proc, String> {
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", ns])
-        .arg(exe)
+fn daemon(exe: &Path, ns: &Netns, cfg: &Path, log: &Path) -> Result<Proc, String> {
+    let mut child = ns
+        .command(exe)
         .args(["run", "--config"])
         .arg(cfg)
         .stdin(Stdio::null())
@@ -297,26 +281,12 @@ fn daemon(exe: &Path, ns: &str, cfg: &Path, log: &Path) -> Result<Proc, String> 
     });
     rx.recv_timeout(Duration::from_secs(10)).map_err(|_| {
         format!(
-            "daemon in {ns} did not start: {}",
+            "daemon in {} did not start: {}",
+            ns.name(),
             std::fs::read_to_string(log).unwrap_or_default()
         )
     })?;
     Ok(p)
-}
-
-fn skip_reason() -> Option<String> {
-    use std::os::unix::fs::MetadataExt as _;
-    if std::fs::metadata("/proc/self")
-        .map(|m| m.uid())
-        .unwrap_or(1)
-        != 0
-    {
-        return Some("needs root (network namespaces, bpf(2))".into());
-    }
-    match Command::new("ip").arg("-V").output() {
-        Ok(o) if o.status.success() => None,
-        _ => Some("needs iproute2 (`ip`)".into()),
-    }
 }
 
 /// One consumer run: its summary plus Data rates.
@@ -419,7 +389,7 @@ fn program_cost() -> Result<Value, String> {
 }
 
 fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
-    if let Some(why) = skip_reason() {
+    if let Some(why) = ndnfwd_netns::skip_reason() {
         return Err(why);
     }
     let t = Topology::new(a.payload)?;
@@ -442,7 +412,7 @@ fn veth_runs(a: &OffloadArgs) -> Result<Value, String> {
     }
     let without = measure(&t, a, "/p/plain")?;
     let router_before = t.router_general()?;
-    let router = t.ns[1].clone();
+    let router = t.ns[1].name().to_owned();
     let mode = if a.native {
         AttachMode::Native
     } else {

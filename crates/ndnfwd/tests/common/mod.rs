@@ -4,9 +4,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+
+use ndnfwd_netns::Netns;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_ndnfwd");
 
@@ -100,7 +102,7 @@ impl Drop for Proc {
 
 /// `ndnfwd run --config <cfg>` (inside `netns` when given); returns once it printed its
 /// NDN_CLIENT_TRANSPORT line (it is up), or panics after 10 s.
-pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
+pub fn daemon(name: &str, netns: Option<&Netns>, cfg: &Path, log: &Path) -> Proc {
     daemon_lines(name, netns, cfg, log).0
 }
 
@@ -108,16 +110,12 @@ pub fn daemon(name: &str, netns: Option<&str>, cfg: &Path, log: &Path) -> Proc {
 /// (the METRICS=http://... line comes before it).
 pub fn daemon_lines(
     name: &str,
-    netns: Option<&str>,
+    netns: Option<&Netns>,
     cfg: &Path,
     log: &Path,
 ) -> (Proc, Vec<String>) {
     let mut cmd = match netns {
-        Some(ns) => {
-            let mut c = Command::new("ip");
-            c.args(["netns", "exec", ns, BIN]);
-            c
-        }
+        Some(ns) => ns.command(BIN),
         None => Command::new(BIN),
     };
     cmd.args(["run", "--config"])
@@ -294,9 +292,4 @@ pub fn has_route(s: &serde_json::Value, prefix: &str) -> bool {
     s["status"]["rib"]
         .as_array()
         .is_some_and(|a| a.iter().any(|e| e["name"] == prefix))
-}
-
-/// Runs a command, returning its output.
-pub fn sh(args: &[&str]) -> std::io::Result<Output> {
-    Command::new(args[0]).args(&args[1..]).output()
 }
