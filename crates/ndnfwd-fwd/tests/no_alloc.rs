@@ -55,7 +55,7 @@ fn zero_allocations_per_packet_after_warm_up() {
             names: workload.into(),
             prefetch: PrefetchSelect::All,
             batch: 32,
-            workers: 1,
+            workers: vec![1],
             runs: 2,
             alloc_count: Some(allocations),
             ..BenchConfig::default()

@@ -4,8 +4,8 @@
 //! Contract: input is a directory (`docs/bench/`) of `NAME.json` results, each with a
 //! `NAME.cmd` holding the exact command that produced it, plus `recorded.md` (hand-made
 //! sections whose figures cannot be regenerated quickly, kept as "recorded runs"). Known names:
-//! `engine-fib-N` (engine vs FIB size), `engine-workers-W`, `memory`, `engine-prefetch`,
-//! `engine-grid-N-wW`, `fib-WORKLOAD` (LPM algorithms and bytes per prefix) and `e2e`. Every figure is written with its command and
+//! `engine-fib-N` (engine vs FIB size), `engine-workers`, `memory`, `engine-prefetch`,
+//! `engine-grid-N`, `fib-WORKLOAD` (LPM algorithms and bytes per prefix) and `e2e`. Every figure is written with its command and
 //! the machine recorded in its JSON. Missing results leave their section out; unknown JSON
 //! fields are ignored, so the report survives changes to the benchmark output.
 #![deny(unsafe_code)]
@@ -188,6 +188,22 @@ mod tests {
                 grid_row("BinarySearch", "none", 4500.0)
             ),
         );
+        let worker_row = |w: u32, mpps: f64| {
+            format!(
+                r#"{{"algo":"LongestFirst","workers":{w},"prefetch":"speculative","interest":{{"cycles_per_packet":3000,"mpps":{mpps}}},"data":{{"cycles_per_packet":900,"mpps":{}}},"fib_probes_per_interest":2.0}}"#,
+                mpps * 2.0
+            )
+        };
+        write(
+            &dir,
+            "engine-workers",
+            "ndnfwd bench engine --workers 1,2",
+            &format!(
+                r#"{{"fib_prefixes":1048576,"workers":[1,2],{machine},"rows":[{},{}]}}"#,
+                worker_row(1, 0.5),
+                worker_row(2, 0.95)
+            ),
+        );
         write(
             &dir,
             "fib-so",
@@ -230,6 +246,8 @@ mod tests {
             "ndnfwd bench engine --algo all --workers 2",
             "| unix | 100 | forwarder | 47000 | 1.200 | 3.400 |",
             "skipped ether 100 B: needs root",
+            "| 2 | speculative | 3000 | 0.950 | 900 | 1.900 | 2.00 |",
+            "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data.",
             "| 8 | 2 | 300.0 | 52.0 |",
             "- 8 chain(s) per thread: 2 threads move **1.30x** the loads of one.",
             "ndnfwd bench memory --json",

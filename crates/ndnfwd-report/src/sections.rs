@@ -196,6 +196,31 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     Ok(())
 }
 
+/// A row's worker count; results from before rows carried one give it for the whole file.
+fn workers_of(file: &Value, row: &Value) -> u64 {
+    row["workers"]
+        .as_u64()
+        .or_else(|| file["workers"].as_u64())
+        .unwrap_or(1)
+}
+
+/// `row`'s Mpps of `phase` over the 1-worker row of the same algorithm and prefetch mode in
+/// the same invocation.
+fn vs_one_worker(file: &Value, row: &Value, phase: &str) -> Option<f64> {
+    if workers_of(file, row) == 1 {
+        return None;
+    }
+    let one = file["rows"].as_array()?.iter().find(|o| {
+        o["algo"] == row["algo"] && o["prefetch"] == row["prefetch"] && workers_of(file, o) == 1
+    })?;
+    let base = f(&one[phase]["mpps"]);
+    (base > 0.0).then(|| f(&row[phase]["mpps"]) / base)
+}
+
+fn ratio(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |r| format!("{r:.2}x"))
+}
+
 /// The engine row of a prefetch mode (the first row when `mode` is `None`).
 fn engine_row<'a>(v: &'a Value, mode: Option<&str>) -> Option<&'a Value> {
     let rows = v["rows"].as_array()?;
@@ -235,27 +260,33 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
 ",
     );
     md.push_str(
-        "One invocation per FIB size and worker count; within it each algorithm gets its own \
-         FIB and workers in turn, and the prefetch modes alternate within every run. `vs none` \
-         is the `none` row's Interest cycles over this row's, same algorithm and invocation. \
+        "One invocation per FIB size; within it each algorithm gets its own FIB, each worker \
+         count in turn gets fresh workers on that FIB, and the prefetch modes alternate within \
+         every run. `vs none` is the `none` row's Interest cycles over this row's, same \
+         algorithm, workers and invocation; `vs 1 worker` is this row's Interest (and Data) \
+         Mpps over the 1-worker row's, same algorithm, mode and invocation. \
          Cycles are TSC ticks per packet over the phase; in brackets the same from the worker \
          threads' CPU time, which leaves out time they were preempted (a large gap means the \
          machine was busy during that row).\n\n",
     );
-    md.push_str("| FIB prefixes | workers | algorithm | M | prefetch | Interest cycles/pkt (CPU) | vs none | Interest Mpps | Data cycles/pkt (CPU) | Data Mpps | FIB probes/Interest |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| FIB prefixes | workers | algorithm | M | prefetch | Interest cycles/pkt (CPU) | vs none | Interest Mpps | Data cycles/pkt (CPU) | Data Mpps | vs 1 worker (Interest, Data) | FIB probes/Interest |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for x in &rs {
         let rows = x.json["rows"].as_array().cloned().unwrap_or_default();
         for row in &rows {
+            let w = workers_of(&x.json, row);
             let none = rows
                 .iter()
-                .find(|n| n["algo"] == row["algo"] && n["prefetch"] == "none")
+                .find(|n| {
+                    n["algo"] == row["algo"]
+                        && n["prefetch"] == "none"
+                        && workers_of(&x.json, n) == w
+                })
                 .map_or(0.0, |n| f(&n["interest"]["cycles_per_packet"]));
             let cyc = f(&row["interest"]["cycles_per_packet"]);
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {cyc:.0} ({}) | {} | {:.3} | {:.0} ({}) | {:.3} | {:.2} |",
+                "| {} | {w} | {} | {} | {} | {cyc:.0} ({}) | {} | {:.3} | {:.0} ({}) | {:.3} | {}, {} | {:.2} |",
                 x.json["fib_prefixes"],
-                x.json["workers"],
                 row["algo"].as_str().unwrap_or("?"),
                 row["m"],
                 row["prefetch"].as_str().unwrap_or("?"),
@@ -269,6 +300,8 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
                 f(&row["data"]["cycles_per_packet"]),
                 cpu(&row["data"]),
                 f(&row["data"]["mpps"]),
+                ratio(vs_one_worker(&x.json, row, "interest")),
+                ratio(vs_one_worker(&x.json, row, "data")),
                 f(&row["fib_probes_per_interest"]),
             );
         }
@@ -349,16 +382,38 @@ fn workers(
     md: &mut String,
     w: &mut Vec<PathBuf>,
 ) -> Result<(), String> {
-    let rs = with_prefix(r, "engine-workers-");
+    let rs = with_prefix(r, "engine-workers");
     if rs.is_empty() {
         return Ok(());
     }
     md.push_str("## Engine throughput against workers\n\n");
     let rows: Vec<(String, &Value)> = rs
         .iter()
-        .filter_map(|x| Some((format!("{}", x.json["workers"]), engine_row(&x.json, None)?)))
+        .flat_map(|x| {
+            x.json["rows"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|row| (workers_of(&x.json, row).to_string(), row))
+        })
         .collect();
     engine_table(md, "workers", &rows);
+    for x in &rs {
+        for row in x.json["rows"].as_array().into_iter().flatten() {
+            if let (Some(i), Some(d)) = (
+                vs_one_worker(&x.json, row, "interest"),
+                vs_one_worker(&x.json, row, "data"),
+            ) {
+                let _ = writeln!(
+                    md,
+                    "- {} workers against 1 in the same invocation: **{i:.2}x** the Interests \
+                     per second, **{d:.2}x** the Data.",
+                    workers_of(&x.json, row)
+                );
+            }
+        }
+    }
+    md.push('\n');
     let pts = |phase: &str| -> Vec<(f64, f64)> {
         rows.iter()
             .map(|(k, row)| (k.parse().unwrap_or(0.0), f(&row[phase]["mpps"])))

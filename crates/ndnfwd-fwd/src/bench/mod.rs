@@ -13,7 +13,9 @@
 //! Packets are encoded before each phase, outside the timed window. With several modes (`all`)
 //! every run goes through the modes in turn, so the rows come from the same runs. With several
 //! LPM algorithms, each in turn gets its own FIB (the previous one is freed first), fresh
-//! workers and the whole schedule, so one invocation compares algorithms side by side. Warm-up slots
+//! workers and the whole schedule, so one invocation compares algorithms side by side; with
+//! several worker counts, each count in turn gets fresh workers and the whole schedule on the
+//! same FIB, so one invocation also gives the worker scaling. Warm-up slots
 //! come first (at least three: until the PIT and the CS have been full, phases touch fresh
 //! table memory); after the timed runs one more round with stage accounting on gives the
 //! per-stage split (fenced cycle reads cost some overlap, so it is kept out of the medians).
@@ -96,8 +98,9 @@ pub struct BenchConfig {
     pub prefetch: PrefetchSelect,
     /// Packets per burst.
     pub batch: usize,
-    /// Worker threads, each with its own engine, sharing the FIB.
-    pub workers: usize,
+    /// Worker counts, measured one after the other on each FIB (at least one, each > 0); a
+    /// worker is a thread with its own engine, all sharing the FIB.
+    pub workers: Vec<usize>,
     /// Timed runs (the median is reported); at least 1.
     pub runs: usize,
     /// Workload seed.
@@ -117,7 +120,7 @@ impl Default for BenchConfig {
             m: None,
             prefetch: PrefetchSelect::All,
             batch: 32,
-            workers: 1,
+            workers: vec![1],
             runs: 5,
             seed: 1,
             alloc_count: None,
@@ -209,11 +212,13 @@ pub struct Stages {
     pub data: StageFigures,
 }
 
-/// One (LPM algorithm, prefetch mode) pair's results.
+/// One (LPM algorithm, worker count, prefetch mode) triple's results.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModeRow {
     /// LPM algorithm of this row's FIB.
     pub algo: LpmAlgorithm,
+    /// Workers running at once.
+    pub workers: usize,
     /// Two-stage M of that FIB.
     pub m: u8,
     /// Seconds to bulk-load that FIB.
@@ -249,13 +254,13 @@ pub struct BenchReport {
     pub cs_capacity: u32,
     /// Packets per burst.
     pub batch: usize,
-    /// Workers.
-    pub workers: usize,
+    /// Worker counts, in the order measured.
+    pub workers: Vec<usize>,
     /// Timed runs.
     pub runs: usize,
     /// Cycles of one fenced counter read, subtracted once per stage lap.
     pub lap_overhead_cycles: u64,
-    /// One row per algorithm and prefetch mode, algorithms in the order given.
+    /// One row per algorithm, worker count and prefetch mode, in the order given.
     pub rows: Vec<ModeRow>,
 }
 
@@ -310,7 +315,8 @@ impl Schedule {
 
 /// Runs the benchmark; `progress` receives short status lines.
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchReport, BenchError> {
-    if cfg.workers == 0
+    if cfg.workers.is_empty()
+        || cfg.workers.contains(&0)
         || cfg.batch == 0
         || cfg.pit_capacity == 0
         || cfg.runs == 0
@@ -343,15 +349,15 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         pit_capacity: cfg.pit_capacity,
         cs_capacity: cfg.cs_capacity,
         batch: cfg.batch,
-        workers: cfg.workers,
+        workers: cfg.workers.clone(),
         runs: cfg.runs,
         lap_overhead_cycles: overhead,
         rows,
     })
 }
 
-/// Loads the FIB of one algorithm and runs the whole schedule on it with fresh workers;
-/// returns the prefixes installed and one row per prefetch mode.
+/// Loads the FIB of one algorithm and runs the whole schedule on it with fresh workers, once per
+/// worker count; returns the prefixes installed and one row per worker count and prefetch mode.
 fn run_algorithm(
     cfg: &BenchConfig,
     algo: LpmAlgorithm,
@@ -381,16 +387,50 @@ fn run_algorithm(
         &mut |_, _| {},
     )
     .map_err(BenchError::Fib)?;
-    let fib_load_seconds = t0.elapsed().as_secs_f64();
-    let probes = fib_probes(workload, &fib, hasher, cfg.pit_capacity);
+    let fib = Loaded {
+        algo,
+        m: loaded.m,
+        fib_load_seconds: t0.elapsed().as_secs_f64(),
+        probes: fib_probes(workload, &fib, hasher, cfg.pit_capacity),
+        fib,
+    };
+    let mut rows = Vec::new();
+    for &workers in &cfg.workers {
+        rows.extend(run_workers(
+            cfg, &fib, workers, workload, hasher, overhead, progress,
+        )?);
+    }
+    Ok((loaded.installed, rows))
+}
 
+/// A loaded FIB and what the rows report about it.
+struct Loaded {
+    fib: FibHandle,
+    algo: LpmAlgorithm,
+    m: u8,
+    fib_load_seconds: f64,
+    probes: f64,
+}
+
+/// The whole schedule on `workers` fresh workers over `fib`: one row per prefetch mode.
+fn run_workers(
+    cfg: &BenchConfig,
+    fib: &Loaded,
+    workers: usize,
+    workload: &Workload,
+    hasher: &NameHasher,
+    overhead: u64,
+    progress: &mut impl FnMut(&str),
+) -> Result<Vec<ModeRow>, BenchError> {
+    let algo = fib.algo;
     let modes = cfg.prefetch.modes();
     let schedule = Schedule::new(cfg, modes.len());
-    let barrier = Barrier::new(cfg.workers + 1);
+    let barrier = Barrier::new(workers + 1);
     let ctx = Ctx {
         cfg,
+        workers,
         workload,
-        fib: &fib,
+        fib: &fib.fib,
         hasher,
         modes: &modes,
         schedule,
@@ -401,7 +441,7 @@ fn run_algorithm(
     let mut wall = vec![[0f64; 2]; n_slots];
     let mut allocs = vec![[0u64; 2]; n_slots];
     let results: Vec<Result<WorkerOut, BenchError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..cfg.workers)
+        let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let ctx = &ctx;
                 s.spawn(move || worker(ctx, w))
@@ -418,7 +458,10 @@ fn run_algorithm(
                 allocs[slot][phase] = cfg.alloc_count.map_or(0, |f| f()) - a0;
                 barrier.wait(); // counters read
             }
-            progress(&format!("{algo:?}: slot {} of {n_slots} done", slot + 1));
+            progress(&format!(
+                "{algo:?}, {workers} worker(s): slot {} of {n_slots} done",
+                slot + 1
+            ));
         }
         handles
             .into_iter()
@@ -492,8 +535,9 @@ fn run_algorithm(
                 .sum();
             ModeRow {
                 algo,
-                m: loaded.m,
-                fib_load_seconds,
+                workers,
+                m: fib.m,
+                fib_load_seconds: fib.fib_load_seconds,
                 prefetch: mode.key(),
                 interest: phase(0),
                 data: phase(1),
@@ -501,7 +545,7 @@ fn run_algorithm(
                     interest: stage(0),
                     data: stage(1),
                 },
-                fib_probes_per_interest: probes,
+                fib_probes_per_interest: fib.probes,
                 allocations_per_packet: cfg
                     .alloc_count
                     .map(|_| timed_allocs as f64 / timed_packets.max(1) as f64),
@@ -512,8 +556,7 @@ fn run_algorithm(
             }
         })
         .collect();
-
-    Ok((loaded.installed, rows))
+    Ok(rows)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -584,16 +627,17 @@ mod tests {
             pit_capacity: 512,
             cs_capacity: 256,
             runs: 1,
-            workers: 2,
+            workers: vec![1, 2],
             batch: 16,
             algos: algos.clone(),
             ..BenchConfig::default()
         };
         let r = run(&cfg, |_| {}).unwrap();
-        assert_eq!(r.rows.len(), 12);
+        assert_eq!(r.rows.len(), 24);
         assert!(r.fib_prefixes > 1000);
         for (i, row) in r.rows.iter().enumerate() {
-            assert_eq!(row.algo, algos[i / 4]);
+            assert_eq!(row.algo, algos[i / 8]);
+            assert_eq!(row.workers, 1 + i / 4 % 2);
             assert_eq!(row.prefetch, PrefetchMode::ALL[i % 4].key());
         }
         for row in &r.rows {
@@ -608,7 +652,7 @@ mod tests {
         }
         assert!(run(
             &BenchConfig {
-                workers: 0,
+                workers: vec![1, 0],
                 ..cfg.clone()
             },
             |_| {}

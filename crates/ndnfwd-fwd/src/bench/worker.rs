@@ -37,6 +37,8 @@ pub(super) struct Sample {
 /// Shared, read-only context of the workers.
 pub(super) struct Ctx<'a> {
     pub(super) cfg: &'a BenchConfig,
+    /// Workers running at once in this schedule.
+    pub(super) workers: usize,
     pub(super) workload: &'a Workload,
     pub(super) fib: &'a FibHandle,
     pub(super) hasher: &'a NameHasher,
@@ -158,7 +160,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         engine.set_prefetch(mode);
         let accounting = ctx.schedule.is_accounting(slot);
         engine.set_accounting(accounting);
-        let base = ((slot * cfg.workers + w) * packets) as u64;
+        let base = ((slot * ctx.workers + w) * packets) as u64;
 
         // Interest phase.
         encode_interests(ctx, base, &mut rx);

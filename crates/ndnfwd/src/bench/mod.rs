@@ -60,9 +60,10 @@ pub struct EngineArgs {
     /// Packets per burst.
     #[arg(long, default_value_t = 32)]
     batch: usize,
-    /// Worker threads, each with its own engine and PCCT, sharing the FIB.
-    #[arg(long, default_value_t = 1)]
-    workers: usize,
+    /// Worker threads, each with its own engine and PCCT, sharing the FIB; several counts
+    /// (`1,2`) are measured one after the other on the same FIB, side by side.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    workers: Vec<usize>,
     /// Timed runs; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
@@ -190,7 +191,7 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
         m: a.m,
         prefetch: a.prefetch,
         batch: a.batch,
-        workers: a.workers,
+        workers: a.workers.clone(),
         runs: a.runs,
         seed: a.seed,
         alloc_count: Some(crate::alloc::allocations),
@@ -209,12 +210,13 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "{} FIB prefixes, {} workers, batch {}, PIT {} / CS {} per worker",
-        report.fib_prefixes, report.workers, report.batch, report.pit_capacity, report.cs_capacity
+        "{} FIB prefixes, batch {}, PIT {} / CS {} per worker",
+        report.fib_prefixes, report.batch, report.pit_capacity, report.cs_capacity
     );
     println!(
-        "{:<16} {:<12} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "{:<16} {:>7} {:<12} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7}",
         "algorithm",
+        "workers",
         "prefetch",
         "I cyc/pkt",
         "I Mpps",
@@ -230,8 +232,9 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
     for r in &report.rows {
         let s = &r.stages.interest;
         println!(
-            "{:<16} {:<12} {:>10.0} {:>9.2} {:>10.0} {:>9.2} {:>9.2} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7}",
+            "{:<16} {:>7} {:<12} {:>10.0} {:>9.2} {:>10.0} {:>9.2} {:>9.2} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7}",
             format!("{:?} M={}", r.algo, r.m),
+            r.workers,
             r.prefetch,
             r.interest.cycles_per_packet,
             r.interest.mpps,
