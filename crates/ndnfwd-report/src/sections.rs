@@ -260,9 +260,10 @@ fn grid(r: &[BenchResult], _: &Path, md: &mut String, _: &mut Vec<PathBuf>) -> R
 ",
     );
     md.push_str(
-        "One invocation per FIB size; within it each algorithm gets its own FIB, each worker \
-         count in turn gets fresh workers on that FIB, and the prefetch modes alternate within \
-         every run. `vs none` is the `none` row's Interest cycles over this row's, same \
+        "One invocation per FIB size; within it each algorithm gets its own FIB and workers, \
+         and every run goes through each worker count and prefetch mode in turn (a 1-worker \
+         slot leaves the second worker waiting), so all rows of an algorithm come from the \
+         same runs. `vs none` is the `none` row's Interest cycles over this row's, same \
          algorithm, workers and invocation; `vs 1 worker` is this row's Interest (and Data) \
          Mpps over the 1-worker row's, same algorithm, mode and invocation. \
          Cycles are TSC ticks per packet over the phase; in brackets the same from the worker \

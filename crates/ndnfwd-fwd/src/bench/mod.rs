@@ -13,9 +13,11 @@
 //! Packets are encoded before each phase, outside the timed window. With several modes (`all`)
 //! every run goes through the modes in turn, so the rows come from the same runs. With several
 //! LPM algorithms, each in turn gets its own FIB (the previous one is freed first), fresh
-//! workers and the whole schedule, so one invocation compares algorithms side by side; with
-//! several worker counts, each count in turn gets fresh workers and the whole schedule on the
-//! same FIB, so one invocation also gives the worker scaling. Warm-up slots
+//! workers and the whole schedule, so one invocation compares algorithms side by side. With
+//! several worker counts, as many workers as the largest count are started and every run also
+//! goes through the counts in turn (a slot of `n` workers leaves the others waiting at the
+//! barriers), so the worker scaling too comes from the same runs, not from minutes apart on a
+//! machine whose speed drifts. Warm-up slots
 //! come first (at least three: until the PIT and the CS have been full, phases touch fresh
 //! table memory); after the timed runs one more round with stage accounting on gives the
 //! per-stage split (fenced cycle reads cost some overlap, so it is kept out of the medians).
@@ -98,8 +100,8 @@ pub struct BenchConfig {
     pub prefetch: PrefetchSelect,
     /// Packets per burst.
     pub batch: usize,
-    /// Worker counts, measured one after the other on each FIB (at least one, each > 0); a
-    /// worker is a thread with its own engine, all sharing the FIB.
+    /// Worker counts, measured side by side on each FIB (at least one, each > 0); a worker is a
+    /// thread with its own engine, all sharing the FIB.
     pub workers: Vec<usize>,
     /// Timed runs (the median is reported); at least 1.
     pub runs: usize,
@@ -268,8 +270,9 @@ pub struct BenchReport {
 /// and the CS have both been full once.
 const WARMUP_MIN: usize = 3;
 
-/// The (run, mode) slots every worker goes through in order: warm-up slots (modes in turn, at
-/// least [`WARMUP_MIN`]), `runs` timed rounds of every mode, one accounting round.
+/// The (run, combination) slots every worker goes through in order, a combination being a
+/// worker count and a prefetch mode: warm-up slots (combinations in turn, at least
+/// [`WARMUP_MIN`]), `runs` timed rounds of every combination, one accounting round.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Schedule {
     warm: usize,
@@ -286,23 +289,29 @@ impl Schedule {
         }
     }
 
+    /// Combination `c`: (index of its worker count, index of its prefetch mode) for `modes`
+    /// prefetch modes (combinations go mode-fastest).
+    pub(super) fn split(c: usize, modes: usize) -> (usize, usize) {
+        (c / modes.max(1), c % modes.max(1))
+    }
+
     /// Number of slots.
     pub(super) fn slots(&self) -> usize {
         self.warm + (self.runs + 1) * self.modes
     }
 
-    /// Index in the mode list of the mode slot `slot` runs.
-    pub(super) fn mode_of(&self, slot: usize) -> usize {
+    /// The combination slot `slot` runs.
+    pub(super) fn combo_of(&self, slot: usize) -> usize {
         slot.checked_sub(self.warm).unwrap_or(slot) % self.modes
     }
 
-    /// The timed slots of mode `m`.
+    /// The timed slots of combination `m`.
     fn timed(&self, m: usize) -> impl Iterator<Item = usize> + Clone {
         let (warm, modes) = (self.warm, self.modes);
         (0..self.runs).map(move |r| warm + r * modes + m)
     }
 
-    /// The accounting slot of mode `m`.
+    /// The accounting slot of combination `m`.
     fn accounting(&self, m: usize) -> usize {
         self.warm + self.runs * self.modes + m
     }
@@ -356,8 +365,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     })
 }
 
-/// Loads the FIB of one algorithm and runs the whole schedule on it with fresh workers, once per
-/// worker count; returns the prefixes installed and one row per worker count and prefetch mode.
+/// Loads the FIB of one algorithm and runs the whole schedule on it with fresh workers; returns
+/// the prefixes installed and one row per worker count and prefetch mode.
 fn run_algorithm(
     cfg: &BenchConfig,
     algo: LpmAlgorithm,
@@ -394,12 +403,7 @@ fn run_algorithm(
         probes: fib_probes(workload, &fib, hasher, cfg.pit_capacity),
         fib,
     };
-    let mut rows = Vec::new();
-    for &workers in &cfg.workers {
-        rows.extend(run_workers(
-            cfg, &fib, workers, workload, hasher, overhead, progress,
-        )?);
-    }
+    let rows = run_workers(cfg, &fib, workload, hasher, overhead, progress)?;
     Ok((loaded.installed, rows))
 }
 
@@ -412,11 +416,11 @@ struct Loaded {
     probes: f64,
 }
 
-/// The whole schedule on `workers` fresh workers over `fib`: one row per prefetch mode.
+/// The whole schedule over `fib` on fresh workers, as many as the largest count, every run going
+/// through each (worker count, prefetch mode) combination: one row per combination.
 fn run_workers(
     cfg: &BenchConfig,
     fib: &Loaded,
-    workers: usize,
     workload: &Workload,
     hasher: &NameHasher,
     overhead: u64,
@@ -424,7 +428,8 @@ fn run_workers(
 ) -> Result<Vec<ModeRow>, BenchError> {
     let algo = fib.algo;
     let modes = cfg.prefetch.modes();
-    let schedule = Schedule::new(cfg, modes.len());
+    let workers = cfg.workers.iter().copied().max().unwrap_or(1);
+    let schedule = Schedule::new(cfg, modes.len() * cfg.workers.len());
     let barrier = Barrier::new(workers + 1);
     let ctx = Ctx {
         cfg,
@@ -458,10 +463,7 @@ fn run_workers(
                 allocs[slot][phase] = cfg.alloc_count.map_or(0, |f| f()) - a0;
                 barrier.wait(); // counters read
             }
-            progress(&format!(
-                "{algo:?}, {workers} worker(s): slot {} of {n_slots} done",
-                slot + 1
-            ));
+            progress(&format!("{algo:?}: slot {} of {n_slots} done", slot + 1));
         }
         handles
             .into_iter()
@@ -474,36 +476,42 @@ fn run_workers(
     let outs = results.into_iter().collect::<Result<Vec<_>, _>>()?;
 
     let packets = u64::from(cfg.pit_capacity);
-    let rows = modes
-        .iter()
-        .enumerate()
-        .map(|(mi, &mode)| {
-            let timed = schedule.timed(mi);
+    let rows = (0..modes.len() * cfg.workers.len())
+        .map(|combo| {
+            let (wi, mi) = Schedule::split(combo, modes.len());
+            let n_workers = cfg.workers.get(wi).copied().unwrap_or(1);
+            let mode = modes.get(mi).copied().unwrap_or_default();
+            // The workers that ran this combination (the others waited at the barriers).
+            let active = outs.get(..n_workers).unwrap_or(&outs);
+            let timed = schedule.timed(combo);
             let phase = |p: usize| {
                 let cycles: Vec<f64> = timed
                     .clone()
                     .map(|slot| {
-                        let sum: f64 = outs.iter().map(|o| o.samples[slot][p].cycles as f64).sum();
-                        let n: u64 = outs.iter().map(|o| o.samples[slot][p].packets).sum();
+                        let sum: f64 = active
+                            .iter()
+                            .map(|o| o.samples[slot][p].cycles as f64)
+                            .sum();
+                        let n: u64 = active.iter().map(|o| o.samples[slot][p].packets).sum();
                         sum / n.max(1) as f64
                     })
                     .collect();
                 let cpu_cycles: Vec<f64> = timed
                     .clone()
                     .map(|slot| {
-                        let s = outs.iter().map(|o| o.samples[slot][p]);
+                        let s = active.iter().map(|o| o.samples[slot][p]);
                         let tsc: f64 = s.clone().map(|x| x.cycles as f64).sum();
                         let cpu: f64 = s.clone().map(|x| x.cpu_ns as f64).sum();
                         let n: u64 = s.map(|x| x.packets).sum();
                         // TSC ticks per wall ns of this phase, times the CPU ns the workers ran.
-                        let rate = tsc / (wall[slot][p].max(1e-9) * 1e9 * outs.len() as f64);
+                        let rate = tsc / (wall[slot][p].max(1e-9) * 1e9 * active.len() as f64);
                         cpu * rate / n.max(1) as f64
                     })
                     .collect();
                 let mpps: Vec<f64> = timed
                     .clone()
                     .map(|slot| {
-                        let n: u64 = outs.iter().map(|o| o.samples[slot][p].packets).sum();
+                        let n: u64 = active.iter().map(|o| o.samples[slot][p].packets).sum();
                         n as f64 / wall[slot][p].max(1e-9) / 1e6
                     })
                     .collect();
@@ -514,12 +522,12 @@ fn run_workers(
                     packets,
                 }
             };
-            let acct = schedule.accounting(mi);
+            let acct = schedule.accounting(combo);
             let stage = |p: usize| {
                 let mut c = StageCycles::default();
                 let mut n = 0;
-                for o in &outs {
-                    c.add(&o.stages[mi][p]);
+                for o in active {
+                    c.add(&o.stages[combo][p]);
                     n += o.samples[acct][p].packets;
                 }
                 StageFigures::from_cycles(&c, n, overhead)
@@ -528,14 +536,15 @@ fn run_workers(
             let timed_packets: u64 = timed
                 .clone()
                 .map(|s| {
-                    outs.iter()
+                    active
+                        .iter()
                         .map(|o| o.samples[s][0].packets + o.samples[s][1].packets)
                         .sum::<u64>()
                 })
                 .sum();
             ModeRow {
                 algo,
-                workers,
+                workers: n_workers,
                 m: fib.m,
                 fib_load_seconds: fib.fib_load_seconds,
                 prefetch: mode.key(),
@@ -551,7 +560,12 @@ fn run_workers(
                     .map(|_| timed_allocs as f64 / timed_packets.max(1) as f64),
                 unmatched_outputs: timed
                     .clone()
-                    .map(|s| outs.iter().map(|o| o.samples[s][0].unmatched).sum::<u64>())
+                    .map(|s| {
+                        active
+                            .iter()
+                            .map(|o| o.samples[s][0].unmatched)
+                            .sum::<u64>()
+                    })
                     .sum(),
             }
         })
@@ -600,7 +614,7 @@ mod tests {
             let mut seen = vec![0; s.slots()];
             for m in 0..modes {
                 for slot in s.timed(m).chain([s.accounting(m)]) {
-                    assert_eq!(s.mode_of(slot), m);
+                    assert_eq!(s.combo_of(slot), m);
                     assert!(
                         slot >= modes.max(WARMUP_MIN),
                         "no timed slot in the warm-up"

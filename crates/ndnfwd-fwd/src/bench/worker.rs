@@ -37,7 +37,7 @@ pub(super) struct Sample {
 /// Shared, read-only context of the workers.
 pub(super) struct Ctx<'a> {
     pub(super) cfg: &'a BenchConfig,
-    /// Workers running at once in this schedule.
+    /// Workers started (the largest worker count); names are carved per started worker.
     pub(super) workers: usize,
     pub(super) workload: &'a Workload,
     pub(super) fib: &'a FibHandle,
@@ -47,8 +47,8 @@ pub(super) struct Ctx<'a> {
     pub(super) barrier: &'a Barrier,
 }
 
-/// What a worker hands back: per slot and phase its sample; per mode and phase the accounting
-/// run's stage cycles.
+/// What a worker hands back: per slot and phase its sample (zero in slots it sat out); per
+/// combination and phase the accounting run's stage cycles.
 pub(super) struct WorkerOut {
     pub(super) samples: Vec<[Sample; 2]>,
     pub(super) stages: Vec<[StageCycles; 2]>,
@@ -134,7 +134,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     let n_slots = ctx.schedule.slots();
     let mut out = WorkerOut {
         samples: vec![[Sample::default(); 2]; n_slots],
-        stages: vec![[StageCycles::default(); 2]; ctx.modes.len()],
+        stages: vec![[StageCycles::default(); 2]; ctx.modes.len() * ctx.cfg.workers.len()],
     };
     let mut engine = match Engine::new(ecfg, ctx.hasher.clone(), ctx.fib.reader()) {
         Ok(e) => e,
@@ -155,7 +155,15 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     let mut tokens = vec![LpToken::default(); packets];
     let mut now = 0u64;
     for slot in 0..n_slots {
-        let mi = ctx.schedule.mode_of(slot);
+        let combo = ctx.schedule.combo_of(slot);
+        let (wi, mi) = Schedule::split(combo, ctx.modes.len());
+        if w >= cfg.workers.get(wi).copied().unwrap_or(1) {
+            // Not one of this slot's workers: pass the 4 barriers of each phase, idle.
+            for _ in 0..2 * 4 {
+                ctx.barrier.wait();
+            }
+            continue;
+        }
         let mode = ctx.modes.get(mi).copied().unwrap_or_default();
         engine.set_prefetch(mode);
         let accounting = ctx.schedule.is_accounting(slot);
@@ -197,7 +205,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
                 unmatched,
             };
         }
-        if let Some(st) = out.stages.get_mut(mi).filter(|_| accounting) {
+        if let Some(st) = out.stages.get_mut(combo).filter(|_| accounting) {
             st[0] = *engine.stage_cycles();
         }
 
@@ -225,7 +233,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
                 unmatched: 0,
             };
         }
-        if let Some(st) = out.stages.get_mut(mi).filter(|_| accounting) {
+        if let Some(st) = out.stages.get_mut(combo).filter(|_| accounting) {
             st[1] = *engine.stage_cycles();
         }
         rx.clear();
