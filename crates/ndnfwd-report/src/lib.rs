@@ -247,7 +247,7 @@ mod tests {
             "| unix | 100 | forwarder | 47000 | 1.200 | 3.400 |",
             "skipped ether 100 B: needs root",
             "| 2 | speculative | 3000 | 0.950 | 900 | 1.900 | 2.00 |",
-            "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data.",
+            "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data. Each worker's CPU cycles per Interest: - with 1 worker, - with 2",
             "| 8 | 2 | 300.0 | 52.0 |",
             "- 8 chain(s) per thread: 2 threads move **1.30x** the loads of one.",
             "ndnfwd bench memory --json",

@@ -204,15 +204,20 @@ fn workers_of(file: &Value, row: &Value) -> u64 {
         .unwrap_or(1)
 }
 
-/// `row`'s Mpps of `phase` over the 1-worker row of the same algorithm and prefetch mode in
-/// the same invocation.
-fn vs_one_worker(file: &Value, row: &Value, phase: &str) -> Option<f64> {
+/// The 1-worker row of `row`'s algorithm and prefetch mode in the same invocation, when `row`
+/// has more workers.
+fn one_worker_row<'a>(file: &'a Value, row: &Value) -> Option<&'a Value> {
     if workers_of(file, row) == 1 {
         return None;
     }
-    let one = file["rows"].as_array()?.iter().find(|o| {
+    file["rows"].as_array()?.iter().find(|o| {
         o["algo"] == row["algo"] && o["prefetch"] == row["prefetch"] && workers_of(file, o) == 1
-    })?;
+    })
+}
+
+/// `row`'s Mpps of `phase` over the 1-worker row's (see [`one_worker_row`]).
+fn vs_one_worker(file: &Value, row: &Value, phase: &str) -> Option<f64> {
+    let one = one_worker_row(file, row)?;
     let base = f(&one[phase]["mpps"]);
     (base > 0.0).then(|| f(&row[phase]["mpps"]) / base)
 }
@@ -401,14 +406,20 @@ fn workers(
     engine_table(md, "workers", &rows);
     for x in &rs {
         for row in x.json["rows"].as_array().into_iter().flatten() {
-            if let (Some(i), Some(d)) = (
+            if let (Some(i), Some(d), Some(one)) = (
                 vs_one_worker(&x.json, row, "interest"),
                 vs_one_worker(&x.json, row, "data"),
+                one_worker_row(&x.json, row),
             ) {
                 let _ = writeln!(
                     md,
                     "- {} workers against 1 in the same invocation: **{i:.2}x** the Interests \
-                     per second, **{d:.2}x** the Data.",
+                     per second, **{d:.2}x** the Data. Each worker's CPU cycles per Interest: \
+                     {} with 1 worker, {} with {} (time a worker spent off the CPU counts in \
+                     the rates, not here).",
+                    workers_of(&x.json, row),
+                    cpu(&one["interest"]),
+                    cpu(&row["interest"]),
                     workers_of(&x.json, row)
                 );
             }

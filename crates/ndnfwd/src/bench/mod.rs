@@ -201,13 +201,7 @@ fn engine(a: &EngineArgs) -> Result<(), String> {
         .map_err(|e| format!("bench engine: {e}"))?;
     bar.finish_and_clear();
     if a.json {
-        let mut out = serde_json::to_value(&report).map_err(|e| e.to_string())?;
-        if let Some(obj) = out.as_object_mut() {
-            obj.insert("bench".into(), "engine".into());
-            obj.insert("machine".into(), machine());
-        }
-        println!("{out}");
-        return Ok(());
+        return print_json("engine", &report);
     }
     println!(
         "{} FIB prefixes, batch {}, PIT {} / CS {} per worker",
@@ -267,13 +261,7 @@ fn memory(a: &MemoryArgs) -> Result<(), String> {
     let report = memory::run(&cfg).map_err(|e| format!("bench memory: {e}"))?;
     bar.finish_and_clear();
     if a.json {
-        let mut out = serde_json::to_value(&report).map_err(|e| e.to_string())?;
-        if let Some(obj) = out.as_object_mut() {
-            obj.insert("bench".into(), "memory".into());
-            obj.insert("machine".into(), machine());
-        }
-        println!("{out}");
-        return Ok(());
+        return print_json("memory", &report);
     }
     println!(
         "{} MiB per thread, {} dependent loads per thread and row",
@@ -392,6 +380,17 @@ fn progress(msg: &str) -> ProgressBar {
     );
     bar.set_message(msg.to_owned());
     bar
+}
+
+/// Prints `report` as one JSON object, with the benchmark's name and the machine added.
+fn print_json(bench: &str, report: &impl serde::Serialize) -> Result<(), String> {
+    let mut out = serde_json::to_value(report).map_err(|e| e.to_string())?;
+    if let Some(obj) = out.as_object_mut() {
+        obj.insert("bench".into(), bench.into());
+        obj.insert("machine".into(), machine());
+    }
+    println!("{out}");
+    Ok(())
 }
 
 /// The machine a figure was measured on, recorded with every JSON result.

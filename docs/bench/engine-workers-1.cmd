@@ -1,1 +1,0 @@
-ndnfwd bench engine --pit-capacity 262144 --cs-capacity 262144 --runs 3 --json --fib-entries 1048576 --prefetch speculative --workers 1

@@ -1,0 +1,1 @@
+ndnfwd bench memory --json
