@@ -18,13 +18,16 @@ use std::time::Instant;
 use ndnfwd_table::{AllocError, ZeroedSlice};
 use serde::Serialize;
 
+/// Largest array per thread, in MiB: every slot must be reachable by a `u32` index.
+const MAX_MIB: usize = 16 << 10;
+
 /// Most independent chains per thread.
 pub const MAX_CHAINS: usize = 16;
 
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct MemoryConfig {
-    /// Array size per thread, in MiB (at least 1).
+    /// Array size per thread, in MiB (at least 1; at most 16 GiB, what `u32` indices reach).
     pub mib_per_thread: usize,
     /// Dependent loads per thread and row, spread over its chains.
     pub loads_per_thread: u64,
@@ -76,7 +79,8 @@ pub struct MemoryReport {
 /// Runs every row; fails only when an array cannot be mapped.
 pub fn run(cfg: &MemoryConfig) -> Result<MemoryReport, AllocError> {
     let chains: Vec<usize> = cfg.chains.iter().map(|&c| c.clamp(1, MAX_CHAINS)).collect();
-    let len = (cfg.mib_per_thread.max(1) << 20) / core::mem::size_of::<u32>();
+    let mib = cfg.mib_per_thread.clamp(1, MAX_MIB);
+    let len = (mib << 20) / core::mem::size_of::<u32>();
     let mut rows = Vec::new();
     for threads in [1, cfg.threads.max(2)] {
         let per_thread = run_threads(cfg, len, threads, &chains)?;
@@ -107,7 +111,7 @@ pub fn run(cfg: &MemoryConfig) -> Result<MemoryReport, AllocError> {
         })
         .collect();
     Ok(MemoryReport {
-        mib_per_thread: cfg.mib_per_thread.max(1),
+        mib_per_thread: mib,
         loads_per_thread: cfg.loads_per_thread,
         rows,
         scaling,

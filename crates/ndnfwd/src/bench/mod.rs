@@ -84,7 +84,7 @@ fn parse_prefetch(s: &str) -> Result<EnginePrefetch, String> {
 /// Options of `bench memory`.
 #[derive(Args, Debug)]
 pub struct MemoryArgs {
-    /// Array per thread, in MiB (make it several times the last-level cache).
+    /// Array per thread, in MiB (several times the last-level cache; at most 16384).
     #[arg(long, default_value_t = 256)]
     mib: usize,
     /// Dependent loads per thread and row.
