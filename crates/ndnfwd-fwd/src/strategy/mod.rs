@@ -47,16 +47,26 @@ pub enum NameScope {
     Global,
 }
 
+/// Wire form of the GenericNameComponent `localhost` (TLV-TYPE 8, TLV-LENGTH 9).
+const LOCALHOST: &[u8] = b"\x08\x09localhost";
+/// Wire form of the GenericNameComponent `localhop` (TLV-TYPE 8, TLV-LENGTH 8).
+const LOCALHOP: &[u8] = b"\x08\x08localhop";
+
 impl NameScope {
     /// The scope class of `name`, from its first component.
+    ///
+    /// A decoded name holds its VAR-NUMBERs in their shortest form, so a first component that
+    /// is the GenericNameComponent `localhost` is exactly the bytes `08 09 localhost` at the
+    /// start of the name (`08 08 localhop` likewise): a prefix compare, no TLV walk, on every
+    /// Interest and Data.
     pub fn of(name: NameRef<'_>) -> Self {
-        match name.components().next() {
-            Some(c) if c.typ() == ndn_packet::tlv::tt::GENERIC_COMPONENT => match c.value() {
-                b"localhost" => Self::Localhost,
-                b"localhop" => Self::Localhop,
-                _ => Self::Global,
-            },
-            _ => Self::Global,
+        let v = name.value();
+        if v.starts_with(LOCALHOST) {
+            Self::Localhost
+        } else if v.starts_with(LOCALHOP) {
+            Self::Localhop
+        } else {
+            Self::Global
         }
     }
 }

@@ -132,6 +132,18 @@ fn scope_rules() {
         NameScope::of(Name::from_uri("/32=localhost").unwrap().as_ref()),
         NameScope::Global
     );
+    for (uri, want) in [
+        ("/localhost", NameScope::Localhost),
+        ("/localhop", NameScope::Localhop),
+        ("/localhostx/a", NameScope::Global),
+        ("/localhos/t", NameScope::Global),
+        ("/localhopp", NameScope::Global),
+        ("/", NameScope::Global),
+        ("/8=localhost", NameScope::Localhost),
+    ] {
+        let name = Name::from_uri(uri).unwrap();
+        assert_eq!(NameScope::of(name.as_ref()), want, "{uri}");
+    }
 }
 
 #[test]
