@@ -125,13 +125,15 @@ impl Pcct {
         d: &DataInfo<'_>,
         digest: Option<[u8; 32]>,
     ) -> Option<u32> {
-        let e = *self.keys.get(k)?;
-        if e.indirect() {
+        let e = self.keys.get(k)?;
+        let c = if e.indirect() {
             self.detach_indirect(k);
-        }
+            NIL
+        } else {
+            e.cs
+        };
         let size = u32::try_from(d.wire.len()).unwrap_or(u32::MAX);
         let fresh_until = now.saturating_add(d.freshness_ns);
-        let c = self.keys.get(k)?.cs;
         if c != NIL {
             let entry = self.cs.get_mut(c)?;
             let old = entry.data.replace(d.wire.clone());

@@ -24,10 +24,10 @@ use ndn_packet::{FaceId, NameRef};
 use sha2::{Digest, Sha256};
 
 use crate::api::{DataInfo, DataOutcome, Downstream};
-use crate::entry::{key_hash, PccEntry};
+use crate::entry::{key_hash, InRecord, PccEntry};
 use crate::list::NIL;
 use crate::pcct::{Pcct, Relation};
-use crate::records::Recs;
+use crate::records::{Recs, View};
 use crate::token::PitToken;
 
 /// SHA-256 of a Data TLV: its implicit digest.
@@ -61,25 +61,29 @@ impl Pcct {
                 .and_then(|t| self.token_key(t))
                 .and_then(|k| Some((k, self.token_relation(k, d, n, id, &mut digest)?)));
             match found {
-                Some((k, rel)) => {
-                    fh = self.keys.get(k).and_then(PccEntry::fh);
+                Some((k, (rel, key_fh))) => {
+                    fh = key_fh;
                     matched.push((k, rel));
                 }
                 None => self.counters.token_miss += 1,
             }
         }
         let via_token = !matched.is_empty();
-        // An exact token match is the key of (Data name, its hint): no bucket access needed.
         let exact = match matched.first() {
+            // An exact token match is the key of (Data name, its hint), already known to hold
+            // a PIT part and already in `matched`: no bucket access, nothing to add.
             Some(&(k, Relation::Exact)) => Some(k),
-            _ => self.find_key(key_hash(id as u64, fh), id, fh),
-        };
-        if let Some(e) = exact {
-            let pending = self.keys.get(e).is_some_and(PccEntry::has_pit);
-            if pending && !matched.iter().any(|&(k, _)| k == e) {
-                matched.push((e, Relation::Exact));
+            _ => {
+                let exact = self.find_key(key_hash(id as u64, fh), id, fh);
+                if let Some(e) = exact {
+                    let pending = self.keys.get(e).is_some_and(PccEntry::has_pit);
+                    if pending && !matched.iter().any(|&(k, _)| k == e) {
+                        matched.push((e, Relation::Exact));
+                    }
+                }
+                exact
             }
-        }
+        };
         if !via_token {
             if self.cbp_pending > 0 {
                 for i in 0..n {
@@ -112,6 +116,7 @@ impl Pcct {
         self.counters.unsolicited += u64::from(!solicited);
 
         let mut cached = false;
+        let mut settled = None;
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
         if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
             let ncomps = u16::try_from(n).unwrap_or(u16::MAX);
@@ -127,12 +132,14 @@ impl Pcct {
                         }
                     }
                     self.maybe_free_key(k);
+                    settled = Some(k);
                 }
                 None => self.counters.cs_table_full += 1,
             }
             self.counters.unsolicited_cached += u64::from(cached && !solicited);
         }
-        for &(k, _) in &matched {
+        // The CS key was settled above (usually the exact match itself).
+        for &(k, _) in matched.iter().filter(|&&(k, _)| Some(k) != settled) {
             self.maybe_free_key(k);
         }
         self.cs_evict();
@@ -156,7 +163,8 @@ impl Pcct {
             .any(|&p| self.pits.get(p).is_some_and(|x| x.n_cbp > 0))
     }
 
-    /// The name check behind a valid token: how the token's entry relates to the Data.
+    /// The name check behind a valid token: how the token's entry relates to the Data, and the
+    /// entry's forwarding-hint hash. A match implies the entry holds a PIT part.
     fn token_relation(
         &mut self,
         k: u32,
@@ -164,10 +172,10 @@ impl Pcct {
         n: usize,
         id: u128,
         digest: &mut Option<[u8; 32]>,
-    ) -> Option<Relation> {
+    ) -> Option<(Relation, Option<u64>)> {
         let e = *self.keys.get(k)?;
         let nc = usize::from(e.ncomps);
-        if !e.has_pit() {
+        let rel = if !e.has_pit() {
             None
         } else if nc == n && e.id == id {
             Some(Relation::Exact)
@@ -177,7 +185,8 @@ impl Pcct {
             Some(Relation::Prefix)
         } else {
             None
-        }
+        };
+        rel.map(|r| (r, e.fh()))
     }
 
     /// Keyed 128-bit identity of the Data's full name (name + ImplicitSha256DigestComponent);
@@ -207,6 +216,9 @@ impl Pcct {
         start: usize,
         out: &mut Vec<Downstream>,
     ) -> bool {
+        if rel != Relation::Prefix {
+            return self.satisfy_all(now, p, in_face, start, out);
+        }
         let Some(e) = self.pits.get_mut(p) else {
             return false;
         };
@@ -219,22 +231,12 @@ impl Pcct {
             let Some(r) = recs.view().in_at(i).copied() else {
                 continue;
             };
-            if rel == Relation::Prefix && !r.can_be_prefix() {
+            if !r.can_be_prefix() {
                 continue;
             }
             any = true;
             recs.swap_remove_in(i);
-            let seen = out
-                .get(start..)
-                .is_some_and(|s| s.iter().any(|x| x.face == r.face));
-            if r.expiry > now && r.face != in_face && !seen {
-                out.push(Downstream {
-                    face: r.face,
-                    token: r.token,
-                    nonce: r.nonce,
-                    congestion_mark: r.mark,
-                });
-            }
+            push_satisfied(&r, now, in_face, start, out);
         }
         if recs.view().n_in() == 0 {
             self.free_part(p);
@@ -243,5 +245,51 @@ impl Pcct {
             self.refresh_part(p, had_cbp);
         }
         any
+    }
+
+    /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
+    /// the records are read in the order the general loop removes them (last first) and the
+    /// part is freed whole, without moving records it is about to free.
+    fn satisfy_all(
+        &mut self,
+        now: u64,
+        p: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> bool {
+        let Some(e) = self.pits.get(p) else {
+            return false;
+        };
+        let v = View::new(e, &self.exts);
+        let n = v.n_in();
+        for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
+            push_satisfied(r, now, in_face, start, out);
+        }
+        self.free_part(p);
+        self.counters.satisfied += 1;
+        n > 0
+    }
+}
+
+/// Appends satisfied in-record `r` to the downstreams `out[start..]` unless it expired, is the
+/// ingress face, or its face is already there (the other PIT part of a key may have it too).
+fn push_satisfied(
+    r: &InRecord,
+    now: u64,
+    in_face: FaceId,
+    start: usize,
+    out: &mut Vec<Downstream>,
+) {
+    let seen = out
+        .get(start..)
+        .is_some_and(|s| s.iter().any(|x| x.face == r.face));
+    if r.expiry > now && r.face != in_face && !seen {
+        out.push(Downstream {
+            face: r.face,
+            token: r.token,
+            nonce: r.nonce,
+            congestion_mark: r.mark,
+        });
     }
 }

@@ -307,10 +307,13 @@ impl Pcct {
         })
     }
 
-    /// The PIT part a handle names, if still live.
+    /// The PIT part a handle names, if still live ([`Pcct::token_key`] with one key access).
     pub(crate) fn handle_part(&self, h: PitHandle) -> Option<u32> {
-        let k = self.token_key(h.token)?;
-        let p = self.keys.get(k)?.pit[usize::from(h.must_be_fresh)];
+        let t = h.token;
+        let k = t.index();
+        let ours =
+            t.worker() == self.cfg.worker_id && self.gens.get(k as usize) == Some(&t.generation());
+        let p = self.keys.get(k).filter(|_| ours)?.pit[usize::from(h.must_be_fresh)];
         (p != NIL).then_some(p)
     }
 
@@ -370,19 +373,22 @@ impl Pcct {
     /// caller frees with [`Pcct::maybe_free_key`] once done with it.
     pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
         self.wheel.cancel(&mut self.pits, p);
-        let e = self.pits.free(p)?;
-        if e.ext != NIL {
-            self.exts.free(e.ext);
+        // Only the bookkeeping fields are needed, not a copy of the whole entry.
+        let e = self.pits.get(p)?;
+        let (ext, n_cbp, key_index, must_be_fresh) = (e.ext, e.n_cbp, e.key, e.must_be_fresh);
+        self.pits.free(p);
+        if ext != NIL {
+            self.exts.free(ext);
         }
-        if e.n_cbp > 0 {
+        if n_cbp > 0 {
             self.cbp_pending -= 1;
         }
-        let key = self.keys.get_mut(e.key)?;
+        let key = self.keys.get_mut(key_index)?;
         if key.digest() {
             self.digest_pending -= 1;
         }
-        key.pit[usize::from(e.must_be_fresh)] = NIL;
-        Some(e.key)
+        key.pit[usize::from(must_be_fresh)] = NIL;
+        Some(key_index)
     }
 
     // ----- read-only views -----

@@ -25,8 +25,21 @@ use crate::pcct::Pcct;
 use crate::records::{Recs, View};
 use crate::token::PitToken;
 
+/// TLV header of an ImplicitSha256DigestComponent: TLV-TYPE 1, TLV-LENGTH 32.
+const DIGEST_HEADER: [u8; 2] = [tt::IMPLICIT_SHA256_DIGEST_COMPONENT as u8, 32];
+
 /// The value of the name's last component if it is an ImplicitSha256DigestComponent.
+///
+/// VAR-NUMBERs are decoded in their shortest form only, so such a last component is exactly
+/// the bytes `01 20` and 32 more at the end of the name. Names without that tail (almost all)
+/// are settled with two byte compares instead of a walk over every component; the walk only
+/// confirms a match (the same bytes may sit inside a longer component's value).
 pub(crate) fn last_digest(name: NameRef<'_>) -> Option<[u8; 32]> {
+    let v = name.value();
+    let header = v.len().checked_sub(DIGEST_HEADER.len() + 32)?;
+    if v.get(header..header + DIGEST_HEADER.len()) != Some(&DIGEST_HEADER[..]) {
+        return None;
+    }
     let c = name.last()?;
     if c.typ() != tt::IMPLICIT_SHA256_DIGEST_COMPONENT {
         return None;
@@ -270,6 +283,10 @@ impl Pcct {
             }
             return Ok(());
         }
+        // Usually there is an inline slot (or the extension block is already attached).
+        if recs.push_out(rec) {
+            return Ok(());
+        }
         if !self.reserve_record(p, true) {
             return Err(RecordError::RecordsFull);
         }
@@ -450,5 +467,52 @@ impl Pcct {
         self.counters.expired += n as u64;
         self.due = due;
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndn_packet::Name;
+
+    /// The byte-pattern shortcut agrees with the component walk, including names whose last
+    /// component merely contains the digest header bytes.
+    #[test]
+    fn last_digest_matches_the_component_walk() {
+        let dg = [0xA5u8; 32];
+        let mut tail = DIGEST_HEADER.to_vec();
+        tail.extend_from_slice(&dg);
+        let digest_name = Name::from_uri("/a/b")
+            .unwrap()
+            .push_typed(tt::IMPLICIT_SHA256_DIGEST_COMPONENT, &dg)
+            .unwrap();
+        let only_digest = Name::new()
+            .push_typed(tt::IMPLICIT_SHA256_DIGEST_COMPONENT, &dg)
+            .unwrap();
+        let cases = [
+            (Name::from_uri("/a/b").unwrap(), None),
+            (Name::new(), None),
+            (digest_name, Some(dg)),
+            (only_digest, Some(dg)),
+            // A generic component ending in `01 20` + 32 bytes, with and without a prefix.
+            (Name::new().push(&tail), None),
+            (
+                Name::from_uri("/x")
+                    .unwrap()
+                    .push([&[7u8][..], &tail].concat()),
+                None,
+            ),
+            // The header bytes without the 32 that must follow.
+            (Name::new().push(&tail[..20]), None),
+        ];
+        for (name, want) in cases {
+            let n = name.as_ref();
+            assert_eq!(last_digest(n), want, "{n:?}");
+            let walk = n
+                .last()
+                .filter(|c| c.typ() == tt::IMPLICIT_SHA256_DIGEST_COMPONENT)
+                .and_then(|c| <[u8; 32]>::try_from(c.value()).ok());
+            assert_eq!(last_digest(n), walk, "{n:?}");
+        }
     }
 }
