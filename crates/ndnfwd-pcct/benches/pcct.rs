@@ -97,7 +97,7 @@ impl Fixture {
             name: self.names[i].as_ref(),
             hashes: &self.hashes[i],
             freshness_ns: 10_000 * MS,
-            wire: self.wires[i].clone(),
+            wire: &self.wires[i],
             digest: None,
             no_cache: false,
         }

@@ -44,8 +44,9 @@ pub struct DataInfo<'a> {
     /// FreshnessPeriod in ns; 0 (also when absent) means never fresh.
     pub freshness_ns: u64,
     /// The whole Data TLV, a zero-copy slice of the received buffer. It is what the CS keeps
-    /// and returns, and its SHA-256 is the implicit digest.
-    pub wire: Bytes,
+    /// and returns (one reference-count increment when cached, none otherwise), and its
+    /// SHA-256 is the implicit digest.
+    pub wire: &'a Bytes,
     /// The implicit digest if the caller already has it; computed from `wire` on demand.
     pub digest: Option<[u8; 32]>,
     /// NDNLPv2 CachePolicy NoCache: satisfy, but do not cache.

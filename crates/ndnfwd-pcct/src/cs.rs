@@ -136,7 +136,7 @@ impl Pcct {
         let fresh_until = now.saturating_add(d.freshness_ns);
         if c != NIL {
             let entry = self.cs.get_mut(c)?;
-            let old = entry.data.replace(d.wire.clone());
+            let old = entry.data.replace(Bytes::clone(d.wire));
             let was_ghost = old.is_none();
             self.cs_bytes -= u64::from(if was_ghost { 0 } else { entry.size });
             self.cs_bytes += u64::from(size);
@@ -153,7 +153,7 @@ impl Pcct {
             return Some(c);
         }
         let entry = CsEntry {
-            data: Some(d.wire.clone()),
+            data: Some(Bytes::clone(d.wire)),
             digest,
             fresh_until,
             link: Link::UNLINKED,

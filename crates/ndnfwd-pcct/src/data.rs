@@ -58,10 +58,9 @@ impl Pcct {
         if token.is_some() {
             let found = token
                 .and_then(|t| PitToken::from_bytes(t).ok())
-                .and_then(|t| self.token_key(t))
-                .and_then(|k| Some((k, self.token_relation(k, d, n, id, &mut digest)?)));
+                .and_then(|t| self.token_relation(t, d, n, id, &mut digest));
             match found {
-                Some((k, (rel, key_fh))) => {
+                Some((k, rel, key_fh)) => {
                     fh = key_fh;
                     matched.push((k, rel));
                 }
@@ -130,8 +129,10 @@ impl Pcct {
                                 self.cs_attach_indirect(p, c);
                             }
                         }
+                    } else {
+                        // Only a key that did not take the Data may be left empty.
+                        self.maybe_free_key(k);
                     }
-                    self.maybe_free_key(k);
                     settled = Some(k);
                 }
                 None => self.counters.cs_table_full += 1,
@@ -163,17 +164,17 @@ impl Pcct {
             .any(|&p| self.pits.get(p).is_some_and(|x| x.n_cbp > 0))
     }
 
-    /// The name check behind a valid token: how the token's entry relates to the Data, and the
-    /// entry's forwarding-hint hash. A match implies the entry holds a PIT part.
+    /// The name check behind a token: the live key it names, how that entry relates to the
+    /// Data, and the entry's forwarding-hint hash. A match implies the entry holds a PIT part.
     fn token_relation(
         &mut self,
-        k: u32,
+        t: PitToken,
         d: &DataInfo<'_>,
         n: usize,
         id: u128,
         digest: &mut Option<[u8; 32]>,
-    ) -> Option<(Relation, Option<u64>)> {
-        let e = *self.keys.get(k)?;
+    ) -> Option<(u32, Relation, Option<u64>)> {
+        let (k, &e) = self.token_entry(t)?;
         let nc = usize::from(e.ncomps);
         let rel = if !e.has_pit() {
             None
@@ -186,13 +187,13 @@ impl Pcct {
         } else {
             None
         };
-        rel.map(|r| (r, e.fh()))
+        rel.map(|r| (k, r, e.fh()))
     }
 
     /// Keyed 128-bit identity of the Data's full name (name + ImplicitSha256DigestComponent);
     /// computes the digest into `digest` if needed.
     fn digest_name_id(&mut self, d: &DataInfo<'_>, digest: &mut Option<[u8; 32]>) -> Option<u128> {
-        let dg = *digest.get_or_insert_with(|| sha256(&d.wire));
+        let dg = *digest.get_or_insert_with(|| sha256(d.wire));
         self.scratch_name.clear();
         self.scratch_name.extend_from_slice(d.name.value());
         tlv::write_tlv(

@@ -39,8 +39,9 @@
 //!
 //! let mut wire = Vec::new(); // a real Data TLV in practice
 //! ndn_packet::tlv::write_tlv(&mut wire, 6, &name.to_wire());
+//! let wire = Bytes::from(wire);
 //! let data = DataInfo {
-//!     name: name.as_ref(), hashes: &h, freshness_ns: 0, wire: Bytes::from(wire),
+//!     name: name.as_ref(), hashes: &h, freshness_ns: 0, wire: &wire,
 //!     digest: None, no_cache: false,
 //! };
 //! let mut down = Vec::new();

@@ -292,11 +292,15 @@ impl Pcct {
 
     /// The live key a token names (right worker, allocated slot, same generation).
     pub(crate) fn token_key(&self, t: PitToken) -> Option<u32> {
+        self.token_entry(t).map(|(k, _)| k)
+    }
+
+    /// [`Pcct::token_key`] and the key's entry, from one key access.
+    pub(crate) fn token_entry(&self, t: PitToken) -> Option<(u32, &PccEntry)> {
         let k = t.index();
-        let live = t.worker() == self.cfg.worker_id
-            && self.keys.get(k).is_some()
-            && self.gens.get(k as usize) == Some(&t.generation());
-        live.then_some(k)
+        let ours =
+            t.worker() == self.cfg.worker_id && self.gens.get(k as usize) == Some(&t.generation());
+        Some((k, self.keys.get(k).filter(|_| ours)?))
     }
 
     pub(crate) fn handle_of(&self, p: u32) -> Option<PitHandle> {
@@ -307,13 +311,9 @@ impl Pcct {
         })
     }
 
-    /// The PIT part a handle names, if still live ([`Pcct::token_key`] with one key access).
+    /// The PIT part a handle names, if still live.
     pub(crate) fn handle_part(&self, h: PitHandle) -> Option<u32> {
-        let t = h.token;
-        let k = t.index();
-        let ours =
-            t.worker() == self.cfg.worker_id && self.gens.get(k as usize) == Some(&t.generation());
-        let p = self.keys.get(k).filter(|_| ours)?.pit[usize::from(h.must_be_fresh)];
+        let p = self.token_entry(h.token)?.1.pit[usize::from(h.must_be_fresh)];
         (p != NIL).then_some(p)
     }
 
@@ -460,8 +460,8 @@ impl Pcct {
         self.prefetch_data_name(d.hashes, token);
     }
 
-    /// [`Pcct::prefetch_data`] from the Data name's prefix hashes alone (no [`DataInfo`], hence
-    /// no `Bytes` clone, needed): the key slot our token names, else the bucket of the name's
+    /// [`Pcct::prefetch_data`] from the Data name's prefix hashes alone (no [`DataInfo`]
+    /// needed): the key slot our token names, else the bucket of the name's
     /// table hash. Any token (absent, another worker's, forged, wrong length) and any hashes
     /// are fine; a prefetch never changes an outcome.
     #[inline]

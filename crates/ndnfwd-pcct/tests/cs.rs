@@ -26,14 +26,7 @@ fn pit_entry_becomes_cs_entry_in_place() {
     assert_eq!(p.len_keys(), 1);
     let wire = data_wire(&n, b"payload");
     let mut out = vec![];
-    let o = p.on_data(
-        1,
-        &data(&n, &h, wire.clone(), 0),
-        2,
-        Some(&t),
-        false,
-        &mut out,
-    );
+    let o = p.on_data(1, &data(&n, &h, &wire, 0), 2, Some(&t), false, &mut out);
     assert!(o.cached && o.via_token && !o.unsolicited);
     assert_eq!(o.matched, 1);
     assert_eq!((p.len_pit(), p.len_cs(), p.len_keys()), (0, 1, 1));
@@ -61,7 +54,7 @@ fn must_be_fresh_against_freshness_period() {
         token(&p.on_interest(0, &interest(n, h, 1), 1));
         let o = p.on_data(
             0,
-            &data(n, h, data_wire(n, b""), f),
+            &data(n, h, &data_wire(n, b""), f),
             2,
             None,
             false,
@@ -82,7 +75,7 @@ fn must_be_fresh_against_freshness_period() {
     // New Data satisfies the MustBeFresh entry and refreshes the cached copy.
     let o = p.on_data(
         2,
-        &data(&stale, &hs, data_wire(&stale, b"2"), 50 * MS),
+        &data(&stale, &hs, &data_wire(&stale, b"2"), 50 * MS),
         2,
         Some(&t1),
         false,
@@ -112,7 +105,7 @@ fn can_be_prefix_through_indirect_entries() {
     let mut out = vec![];
     let o = p.on_data(
         1,
-        &data(&abc, &habc, wire.clone(), 0),
+        &data(&abc, &habc, &wire, 0),
         9,
         Some(&t),
         false,
@@ -151,7 +144,7 @@ fn can_be_prefix_through_indirect_entries() {
     token(&p.on_interest(3, &cbp(&x, &hx, 1), 1));
     let o = p.on_data(
         4,
-        &data(&xy, &hxy, data_wire(&xy, b""), 0),
+        &data(&xy, &hxy, &data_wire(&xy, b""), 0),
         9,
         None,
         false,
@@ -181,7 +174,7 @@ fn indirect_entries_are_bounded_per_data() {
     let mut out = vec![];
     let o = p.on_data(
         1,
-        &data(&long, &hl, data_wire(&long, b""), 0),
+        &data(&long, &hl, &data_wire(&long, b""), 0),
         9,
         None,
         false,
@@ -222,14 +215,7 @@ fn implicit_digest_match() {
     token(&p.on_interest(0, &interest(&other, &ho, 1), 1));
     let mut out = vec![];
     // With our token: the digest is checked against the entry's name.
-    let o = p.on_data(
-        1,
-        &data(&n, &h, wire.clone(), 0),
-        9,
-        Some(&t),
-        false,
-        &mut out,
-    );
+    let o = p.on_data(1, &data(&n, &h, &wire, 0), 9, Some(&t), false, &mut out);
     assert!(o.via_token && o.cached && o.matched == 1);
     assert_eq!(p.len_pit(), 1, "the other digest is still pending");
     // CS: the full name finds the Data under its parent name; a wrong digest does not.
@@ -241,7 +227,7 @@ fn implicit_digest_match() {
     let fm = full_name(&m, &wm);
     let hfm = hashes(&fm);
     token(&p.on_interest(3, &interest(&fm, &hfm, 1), 4));
-    let mut d = data(&m, &hm, wm.clone(), 0);
+    let mut d = data(&m, &hm, &wm, 0);
     d.digest = Some(digest(&wm));
     let o = p.on_data(4, &d, 9, None, false, &mut out);
     assert!(!o.unsolicited && o.matched == 1);
@@ -265,7 +251,7 @@ fn forwarding_hint_is_part_of_the_key() {
     let mut out = vec![];
     let o = p.on_data(
         1,
-        &data(&n, &h, data_wire(&n, b""), 0),
+        &data(&n, &h, &data_wire(&n, b""), 0),
         9,
         Some(&t),
         false,
@@ -287,7 +273,7 @@ fn forwarding_hint_is_part_of_the_key() {
     assert_eq!(p.len_pit(), 1);
     let o = p.on_data(
         3,
-        &data(&n, &h, data_wire(&n, b""), 0),
+        &data(&n, &h, &data_wire(&n, b""), 0),
         9,
         None,
         false,
@@ -316,7 +302,7 @@ fn unsolicited_policies_and_no_cache() {
         let mut out = vec![];
         let o = p.on_data(
             0,
-            &data(&n, &h, data_wire(&n, b""), 0),
+            &data(&n, &h, &data_wire(&n, b""), 0),
             1,
             None,
             local,
@@ -331,7 +317,8 @@ fn unsolicited_policies_and_no_cache() {
     }
     let mut p = pcct(PcctConfig::default());
     token(&p.on_interest(0, &interest(&n, &h, 1), 1));
-    let mut d = data(&n, &h, data_wire(&n, b""), 0);
+    let wire = data_wire(&n, b"");
+    let mut d = data(&n, &h, &wire, 0);
     d.no_cache = true;
     let mut out = vec![];
     let o = p.on_data(1, &d, 2, None, false, &mut out);
@@ -347,7 +334,7 @@ fn fill(p: &mut Pcct, names: &[ndn_packet::Name], t: u64) {
         let h = hashes(n);
         p.on_data(
             t,
-            &data(n, &h, data_wire(n, b"0123456789"), 0),
+            &data(n, &h, &data_wire(n, b"0123456789"), 0),
             1,
             None,
             true,

@@ -853,7 +853,7 @@ impl Harness {
                 let h = hashes(n);
                 let wire = data_wire(n, &[*variant]);
                 let tb = self.token_bytes(tok);
-                let mut d = data(n, &h, wire.clone(), *freshness);
+                let mut d = data(n, &h, &wire, *freshness);
                 d.no_cache = *no_cache;
                 let mut out = vec![];
                 self.pcct.prefetch_data_name(&h, tb.as_deref());

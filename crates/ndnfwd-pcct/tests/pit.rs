@@ -262,7 +262,7 @@ fn in_record_fields_are_kept_and_echoed() {
     p.record_out(11, pit, 6, 5).unwrap();
     let wire = data_wire(&n, b"x");
     let mut out = vec![];
-    let d = data(&n, &h, wire, 0);
+    let d = data(&n, &h, &wire, 0);
     let o = p.on_data(12, &d, 6, Some(&pit.token.to_bytes()), false, &mut out);
     assert_eq!(
         out[o.downstreams].to_vec(),
@@ -388,7 +388,7 @@ fn downstreams_carry_their_own_nonce() {
     out.clear();
     let wire = data_wire(&n, b"d");
     let tok = pit.token.to_bytes();
-    let o = p.on_data(1, &data(&n, &h, wire, 0), 2, Some(&tok), false, &mut out);
+    let o = p.on_data(1, &data(&n, &h, &wire, 0), 2, Some(&tok), false, &mut out);
     assert_eq!(
         pairs(&out[o.downstreams]),
         vec![(1, 44), (3, 33)],
@@ -431,7 +431,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     // Stale token of /a on a Data /a: no entry (the slot now holds /b), nothing satisfied.
     let o = p.on_data(
         t,
-        &data(&a, &ha, data_wire(&a, b""), 0),
+        &data(&a, &ha, &data_wire(&a, b""), 0),
         9,
         Some(&ta.to_bytes()),
         false,
@@ -441,7 +441,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     // Valid token of /b on a Data /c: the name check fails; /b stays pending.
     let o = p.on_data(
         t,
-        &data(&c, &hc, data_wire(&c, b""), 0),
+        &data(&c, &hc, &data_wire(&c, b""), 0),
         9,
         Some(&tb.to_bytes()),
         false,
@@ -456,7 +456,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
         let f = PitToken::new(5, g, tb.index());
         let o = p.on_data(
             t,
-            &data(&c, &hc, data_wire(&c, b""), 0),
+            &data(&c, &hc, &data_wire(&c, b""), 0),
             9,
             Some(&f.to_bytes()),
             false,
@@ -467,7 +467,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     let other_worker = PitToken::new(6, tb.generation(), tb.index());
     let o = p.on_data(
         t,
-        &data(&c, &hc, data_wire(&c, b""), 0),
+        &data(&c, &hc, &data_wire(&c, b""), 0),
         9,
         Some(&other_worker.to_bytes()),
         false,
@@ -477,7 +477,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     for bad in [&tb.to_bytes()[..7], &[0u8; 9][..], &[][..]] {
         let o = p.on_data(
             t,
-            &data(&c, &hc, data_wire(&c, b""), 0),
+            &data(&c, &hc, &data_wire(&c, b""), 0),
             9,
             Some(bad),
             false,
@@ -490,7 +490,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     // A wrong-length token on the right Data falls back to the name: /b is satisfied by name.
     let o = p.on_data(
         t,
-        &data(&b, &hb, data_wire(&b, b""), 0),
+        &data(&b, &hb, &data_wire(&b, b""), 0),
         9,
         Some(&[1, 2, 3]),
         false,
@@ -502,7 +502,7 @@ fn stale_forged_and_wrong_length_tokens_never_satisfy_the_wrong_entry() {
     // A token naming a CS-only entry (no PIT part) is not used either.
     let o = p.on_data(
         t,
-        &data(&b, &hb, data_wire(&b, b""), 0),
+        &data(&b, &hb, &data_wire(&b, b""), 0),
         9,
         Some(&tb.to_bytes()),
         false,
@@ -535,7 +535,7 @@ fn burst_equals_single_calls() {
     let wires: Vec<_> = names.iter().map(|n| data_wire(n, b"z")).collect();
     let datas: Vec<_> = (0..20)
         .map(|i| DataArrival {
-            data: data(&names[i], &hs[i], wires[i].clone(), 0),
+            data: data(&names[i], &hs[i], &wires[i], 0),
             face: 9,
             token: None,
             face_is_local: false,
@@ -600,7 +600,7 @@ fn prefetch_with_any_input_changes_nothing() {
             fetched.prefetch_data_name(&hs[i], Some(j));
         }
         fetched.prefetch_data_name(&hs[i], tok);
-        let d = data(&names[i], &hs[i], wire, 0);
+        let d = data(&names[i], &hs[i], &wire, 0);
         let a = plain.on_data(50, &d, 3, tok, false, &mut d1);
         assert_eq!(a, fetched.on_data(50, &d, 3, tok, false, &mut d2));
     }

@@ -114,7 +114,7 @@ fn purge_face_follows_nfd_cleanup() {
     let wire = data_wire(&bn, b"x");
     let o = p.on_data(
         300 * MS,
-        &data(&bn, &bh, wire, 0),
+        &data(&bn, &bh, &wire, 0),
         9,
         Some(&b.token.to_bytes()),
         false,
@@ -128,7 +128,7 @@ fn purge_face_follows_nfd_cleanup() {
     let wire = data_wire(&long, b"y");
     let o = p.on_data(
         300 * MS,
-        &data(&long, &lh, wire, 0),
+        &data(&long, &lh, &wire, 0),
         9,
         None,
         false,
@@ -166,7 +166,7 @@ fn purge_erases_the_key_only_when_nothing_else_holds_it() {
     let mut down = vec![];
     let o = p.on_data(
         2,
-        &data(&n, &h, wire, 0),
+        &data(&n, &h, &wire, 0),
         9,
         Some(&fresh.token.to_bytes()),
         false,

@@ -11,12 +11,12 @@ use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// The PIT-CS view of a Data.
-fn data_info<'a>(d: &Data<'a>, hashes: &'a PrefixHashes, rx: &RxPacket) -> DataInfo<'a> {
+fn data_info<'a>(d: &Data<'a>, hashes: &'a PrefixHashes, rx: &'a RxPacket) -> DataInfo<'a> {
     DataInfo {
         name: d.name(),
         hashes,
         freshness_ns: d.freshness_period().unwrap_or(0).saturating_mul(MS),
-        wire: rx.wire.clone(),
+        wire: &rx.wire,
         digest: None,
         no_cache: rx.lp.no_cache,
     }

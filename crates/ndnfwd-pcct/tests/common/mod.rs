@@ -63,7 +63,12 @@ pub fn interest<'a>(n: &'a Name, h: &'a PrefixHashes, nonce: u32) -> InterestInf
     }
 }
 
-pub fn data<'a>(n: &'a Name, h: &'a PrefixHashes, wire: Bytes, freshness_ns: u64) -> DataInfo<'a> {
+pub fn data<'a>(
+    n: &'a Name,
+    h: &'a PrefixHashes,
+    wire: &'a Bytes,
+    freshness_ns: u64,
+) -> DataInfo<'a> {
     DataInfo {
         name: n.as_ref(),
         hashes: h,
