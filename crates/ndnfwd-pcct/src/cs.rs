@@ -346,6 +346,9 @@ impl Pcct {
     /// Removes every indirect entry pointing to CS entry `c`, freeing emptied keys.
     fn detach_all_indirect(&mut self, c: u32) {
         let Some(x) = self.cs.get_mut(c) else { return };
+        if x.indirect == [NIL; MAX_INDIRECT] {
+            return; // the usual case on eviction: nothing to walk or rewrite
+        }
         let ind = core::mem::replace(&mut x.indirect, [NIL; MAX_INDIRECT]);
         for k in ind.into_iter().filter(|&k| k != NIL) {
             if let Some(e) = self.keys.get_mut(k) {
