@@ -40,7 +40,29 @@ impl TxBuffers {
     pub(crate) fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Bytes {
         self.scratch.clear();
         write(&mut self.scratch);
-        let n = self.scratch.len();
+        self.make_room(self.scratch.len());
+        self.chunk.extend_from_slice(&self.scratch);
+        self.chunk.split().freeze()
+    }
+
+    /// Copies `src` with byte `at` replaced by `byte` straight into the chunk (an in-place
+    /// rewrite: same length, one byte changed, no scratch pass) and returns it; `None` when
+    /// `at` is not inside `src`.
+    pub(crate) fn write_patched(&mut self, src: &[u8], at: usize, byte: u8) -> Option<Bytes> {
+        if at >= src.len() {
+            return None;
+        }
+        self.make_room(src.len());
+        self.chunk.extend_from_slice(src);
+        // The chunk is empty before each packet (`split` takes everything written).
+        let slot = self.chunk.get_mut(at)?;
+        *slot = byte;
+        Some(self.chunk.split().freeze())
+    }
+
+    /// Makes room for `n` more bytes: rewinds the chunk if every packet carved from it is gone,
+    /// else starts a fresh one.
+    fn make_room(&mut self, n: usize) {
         if self.chunk.capacity() < n {
             let want = self.chunk_size.max(n);
             if !self.chunk.try_reclaim(want) {
@@ -48,8 +70,6 @@ impl TxBuffers {
                 self.fresh_chunks += 1;
             }
         }
-        self.chunk.extend_from_slice(&self.scratch);
-        self.chunk.split().freeze()
     }
 
     /// Rewinds the chunk to its start if no packet carved from it is alive any more (one
@@ -104,6 +124,26 @@ mod tests {
             1,
             "each burst starts from a rewound chunk"
         );
+    }
+
+    #[test]
+    fn patched_copies_share_the_chunk() {
+        let mut p = TxBuffers::new(256);
+        let src: Vec<u8> = (0..100).collect();
+        for round in 0..100u8 {
+            // Two 100-byte packets per round, dropped before the next: one chunk suffices.
+            let a = p.write_patched(&src, 3, round).unwrap();
+            let b = p.write(|v| v.extend_from_slice(&[round; 100]));
+            let mut want = src.clone();
+            want[3] = round;
+            assert_eq!(&a[..], &want[..]);
+            assert_eq!(&b[..], &[round; 100][..]);
+        }
+        assert!(
+            p.write_patched(&src, 100, 0).is_none(),
+            "offset past the end"
+        );
+        assert_eq!(p.fresh_chunks(), 1);
     }
 
     #[test]

@@ -46,6 +46,20 @@ pub(crate) fn interest_info<'a>(
     }
 }
 
+/// When `g` changes only the HopLimit (the usual forwarded Interest: Nonce present, lifetime
+/// unchanged), the new packet is the old one with the one-byte HopLimit value replaced
+/// (TLV lengths are minimal and HopLimit is one byte, so nothing moves): its offset and value.
+fn hop_limit_patch(i: &Interest<'_>, g: &Guiders) -> Option<(usize, u8)> {
+    match *g {
+        Guiders {
+            nonce: None,
+            lifetime_ms: None,
+            hop_limit: Some(h),
+        } => Some((i.hop_limit_offset()?, h)),
+        _ => None,
+    }
+}
+
 impl Core {
     /// NFD `onIncomingInterest`: HopLimit, `/localhost` scope, then one PIT-CS lookup that does
     /// loop detection, the CS lookup and PIT insert or aggregation.
@@ -289,6 +303,11 @@ impl Core {
         if g == Guiders::default() {
             return inc.rx.wire.clone();
         }
+        if let Some((at, byte)) = hop_limit_patch(i, &g) {
+            if let Some(wire) = self.tx.write_patched(i.wire(), at, byte) {
+                return wire;
+            }
+        }
         self.tx.write(|v| i.write_with_guiders(&g, v))
     }
 
@@ -350,5 +369,72 @@ impl Core {
                 self.on_outgoing_nack(d.face, d.token, reason, &wire, mark, out);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndn_packet::interest::InterestBuilder;
+    use ndn_packet::Name;
+
+    /// The one-byte patch gives exactly what the general guider rewrite writes, and applies
+    /// only when the HopLimit alone changes.
+    #[test]
+    fn hop_limit_patch_matches_the_general_rewrite() {
+        let name = Name::from_uri("/a/b/c").unwrap();
+        let variants = [
+            InterestBuilder::new(name.clone())
+                .nonce([1, 2, 3, 4])
+                .hop_limit(64),
+            InterestBuilder::new(name.clone())
+                .nonce([1, 2, 3, 4])
+                .lifetime_ms(1500)
+                .hop_limit(1)
+                .app_params(vec![9; 20]),
+            InterestBuilder::new(name.clone())
+                .can_be_prefix(true)
+                .must_be_fresh(true)
+                .nonce([5, 6, 7, 8])
+                .hop_limit(255),
+        ];
+        for b in variants {
+            let wire = b.encode().unwrap();
+            let i = Interest::new_checked(&wire).unwrap();
+            let g = Guiders {
+                hop_limit: i.hop_limit().map(|h| h.saturating_sub(1)),
+                ..Guiders::default()
+            };
+            let (at, byte) = hop_limit_patch(&i, &g).expect("HopLimit only");
+            let mut patched = wire.clone();
+            patched[at] = byte;
+            let mut general = Vec::new();
+            i.write_with_guiders(&g, &mut general);
+            assert_eq!(patched, general);
+            for other in [
+                Guiders {
+                    nonce: Some([0; 4]),
+                    ..g
+                },
+                Guiders {
+                    lifetime_ms: Some(10),
+                    ..g
+                },
+                Guiders::default(),
+            ] {
+                assert_eq!(hop_limit_patch(&i, &other), None, "{other:?}");
+            }
+        }
+        let no_hop = InterestBuilder::new(name).nonce([1; 4]).encode().unwrap();
+        let i = Interest::new_checked(&no_hop).unwrap();
+        let g = Guiders {
+            hop_limit: Some(3),
+            ..Guiders::default()
+        };
+        assert_eq!(
+            hop_limit_patch(&i, &g),
+            None,
+            "no HopLimit element to patch"
+        );
     }
 }
