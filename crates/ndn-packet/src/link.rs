@@ -47,6 +47,13 @@ impl LpToken {
         self.bytes.get(..usize::from(self.len)).unwrap_or_default()
     }
 
+    /// The token bytes in a block of fixed size (the tail past the length is zero) and the
+    /// length: an encoder copies the whole block, which compiles to a few moves, and keeps
+    /// the first `len` bytes.
+    pub fn padded(&self) -> (&[u8; MAX_PIT_TOKEN_LEN], usize) {
+        (&self.bytes, usize::from(self.len))
+    }
+
     /// True when there is no token.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -186,5 +193,8 @@ mod tests {
         assert_eq!(LpToken::new(&[7; 33]), None);
         assert_eq!(LpToken::new(&[]), Some(LpToken::EMPTY));
         assert!(LpToken::new(&[]).unwrap().is_empty());
+        let (block, len) = t.padded();
+        assert_eq!((&block[..len], len), (&[1u8, 2, 3][..], 3));
+        assert!(block[len..].iter().all(|&b| b == 0));
     }
 }

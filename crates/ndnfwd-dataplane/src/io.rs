@@ -13,6 +13,7 @@ use ndn_packet::link::{RxPacket, TxPacket};
 use crate::control::ControlMsg;
 use crate::dispatch::{Dispatcher, Target};
 use crate::msg::{engine_face, Backlog, Inputs, IoJob, Owner, WorkerMsg};
+use crate::worker::WorkerStage;
 use crate::Outputs;
 
 /// How often the face table's housekeeping runs (reassembly expiry, idle faces, backlogs).
@@ -31,6 +32,8 @@ pub struct IoStats {
     pub input_ring_full: AtomicU64,
     /// Tokenless Data or Nack handed to every worker.
     pub broadcasts: AtomicU64,
+    /// Packets handed straight to the engine, without the worker ring (run-to-completion).
+    pub direct_packets: AtomicU64,
 }
 
 fn add(c: &AtomicU64, n: u64) {
@@ -47,6 +50,7 @@ impl IoStats {
             ("bad_name", r(&self.bad_name)),
             ("input_ring_full", r(&self.input_ring_full)),
             ("broadcasts", r(&self.broadcasts)),
+            ("direct_packets", r(&self.direct_packets)),
         ]
         .into_iter()
     }
@@ -64,6 +68,8 @@ pub struct IoStage {
     jobs: Receiver<IoJob>,
     rx: Vec<RxPacket>,
     tx: Vec<TxPacket>,
+    /// Engine outputs of a direct (run-to-completion) round, sent after the ring's.
+    direct: Vec<TxPacket>,
     burst: usize,
     stats: Arc<IoStats>,
     last_tick: u64,
@@ -109,6 +115,7 @@ impl IoStage {
             jobs,
             rx: Vec::with_capacity(burst),
             tx: Vec::with_capacity(burst),
+            direct: Vec::with_capacity(burst),
             burst: burst.max(1),
             stats: Arc::default(),
             last_tick: 0,
@@ -147,6 +154,20 @@ impl IoStage {
 
     /// One round: jobs, receive and dispatch, face events, send. True when anything was done.
     pub fn poll(&mut self, now: u64) -> bool {
+        self.poll_with(now, None)
+    }
+
+    /// One run-to-completion round with the only worker borrowed (see [`IoStage::poll`]):
+    /// the worker first drains its ring (face changes just announced, injected answers), then
+    /// the received burst goes straight into its engine and the outputs for this stage's faces
+    /// straight to the face table, with no ring on the way. When the ring is not empty after
+    /// that (more than a burst waited), the burst takes the ring like in [`IoStage::poll`], so
+    /// nothing overtakes a face change.
+    pub fn poll_direct(&mut self, now: u64, worker: &mut WorkerStage) -> bool {
+        self.poll_with(now, Some(worker))
+    }
+
+    fn poll_with(&mut self, now: u64, mut worker: Option<&mut WorkerStage>) -> bool {
         let mut worked = false;
         while let Ok(job) = self.jobs.try_recv() {
             job(&mut self.faces);
@@ -165,13 +186,25 @@ impl IoStage {
             .drain_events()
             .partition(|ev| matches!(ev, FaceEvent::Added(_)));
         worked |= self.announce_events(added);
+        if let Some(w) = worker.as_deref_mut() {
+            worked |= w.poll(now);
+        }
         if n > 0 {
             worked = true;
             self.last_rx.store(now, Ordering::Relaxed);
             add(&self.stats.rx_packets, n as u64);
-            let rx = core::mem::take(&mut self.rx);
-            for p in rx {
-                self.dispatch(p);
+            match worker {
+                Some(w) if self.direct_ok(w) => {
+                    add(&self.stats.direct_packets, n as u64);
+                    w.forward_direct(now, &self.rx, self.index, &mut self.direct);
+                    self.rx.clear();
+                }
+                _ => {
+                    let rx = core::mem::take(&mut self.rx);
+                    for p in rx {
+                        self.dispatch(p);
+                    }
+                }
             }
         }
         worked |= self.announce_events(removed);
@@ -183,6 +216,12 @@ impl IoStage {
             worked |= self.announce_events(events);
         }
         worked
+    }
+
+    /// True when a burst may skip the ring of `worker`: it is the only worker and nothing
+    /// waits for it in the ring or in this stage's backlog.
+    fn direct_ok(&self, worker: &WorkerStage) -> bool {
+        self.inputs.len() == 1 && !worker.has_input() && self.backlogs.iter().all(Backlog::is_empty)
     }
 
     fn dispatch(&mut self, p: RxPacket) {
@@ -258,15 +297,20 @@ impl IoStage {
     }
 
     fn send_outputs(&mut self) -> bool {
-        let Some(q) = self.outputs.get(usize::from(self.index)) else {
-            return false;
-        };
         self.tx.clear();
-        while self.tx.len() < self.burst {
-            match q.pop() {
-                Some(p) => self.tx.push(p),
-                None => break,
+        if let Some(q) = self.outputs.get(usize::from(self.index)) {
+            while self.tx.len() < self.burst {
+                match q.pop() {
+                    Some(p) => self.tx.push(p),
+                    None => break,
+                }
             }
+        }
+        // Direct outputs were produced after everything in the ring: they go last.
+        if self.tx.is_empty() {
+            core::mem::swap(&mut self.tx, &mut self.direct);
+        } else {
+            self.tx.append(&mut self.direct);
         }
         if self.tx.is_empty() {
             return false;

@@ -336,8 +336,7 @@ fn run_to_completion(
     let mut b = Backoff::new(spin_ns, max_sleep_ms);
     while !stop.load(Ordering::Relaxed) {
         let now = nanos_since(epoch);
-        let mut worked = io.poll(now);
-        worked |= worker.poll(now);
+        let mut worked = io.poll_direct(now, worker);
         {
             let mut direct = Direct {
                 io: core::slice::from_mut(io),

@@ -254,21 +254,57 @@ impl WorkerStage {
         self.engine.process(now, &self.burst, &mut self.out);
         self.burst.clear();
         WorkerStats::bump(&self.stats.bursts);
-        for tx in self.out.drain(..) {
-            match self.owners.get(tx.face) {
-                Some(Owner::Io(i)) => {
-                    let pushed = self.outputs.get(usize::from(i)).map(|q| q.push(tx).is_ok());
-                    if pushed != Some(true) {
-                        WorkerStats::bump(&self.stats.output_ring_full);
-                    }
+        let mut out = core::mem::take(&mut self.out);
+        for tx in out.drain(..) {
+            self.route(tx);
+        }
+        self.out = out;
+    }
+
+    /// Run-to-completion hand-off: forwards `burst`, received by I/O stage `local`, straight
+    /// through the engine and appends the outputs for that stage's faces to `out`, so neither
+    /// direction goes through a ring; other outputs are routed as usual. The caller lets
+    /// [`WorkerStage::poll`] empty the input ring first, so face changes and earlier packets
+    /// still come before these packets.
+    pub(crate) fn forward_direct(
+        &mut self,
+        now: u64,
+        burst: &[RxPacket],
+        local: u8,
+        out: &mut Vec<TxPacket>,
+    ) {
+        if burst.is_empty() {
+            return;
+        }
+        if !self.online {
+            self.engine.fib_mut().online();
+            self.online = true;
+        }
+        let start = out.len();
+        self.engine.process(now, burst, out);
+        WorkerStats::bump(&self.stats.bursts);
+        let owners = &self.owners;
+        for tx in out.extract_if(start.., |t| owners.get(t.face) != Some(Owner::Io(local))) {
+            self.route(tx);
+        }
+    }
+
+    /// Sends one engine output to the ring of the I/O stage that owns its face, or to the
+    /// control stage for the internal face.
+    fn route(&self, tx: TxPacket) {
+        match self.owners.get(tx.face) {
+            Some(Owner::Io(i)) => {
+                let pushed = self.outputs.get(usize::from(i)).map(|q| q.push(tx).is_ok());
+                if pushed != Some(true) {
+                    WorkerStats::bump(&self.stats.output_ring_full);
                 }
-                Some(Owner::Control) => {
-                    if self.control.send(ControlMsg::Interest(tx)).is_err() {
-                        WorkerStats::bump(&self.stats.output_control_gone);
-                    }
-                }
-                None => WorkerStats::bump(&self.stats.output_unknown_face),
             }
+            Some(Owner::Control) => {
+                if self.control.send(ControlMsg::Interest(tx)).is_err() {
+                    WorkerStats::bump(&self.stats.output_control_gone);
+                }
+            }
+            None => WorkerStats::bump(&self.stats.output_unknown_face),
         }
     }
 

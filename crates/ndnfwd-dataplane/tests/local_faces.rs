@@ -174,6 +174,18 @@ fn scenario(threads: Threads, tag: &str) {
         .collect();
     assert!(routes.contains(&"/p".to_owned()), "{routes:?}");
     assert_eq!(s["status"]["faces"].as_array().unwrap().len(), 2);
+    // Run-to-completion hands received bursts to the engine without the ring; threads never.
+    let direct: u64 = s["dataplane"]["io"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|io| io["direct_packets"].as_u64().unwrap())
+        .sum();
+    if matches!(threads, Threads::Single) {
+        assert!(direct >= 40, "direct_packets={direct}");
+    } else {
+        assert_eq!(direct, 0);
+    }
 
     // An Interest left pending, then the producer goes away.
     consumer.send(PacketKind::Interest, interest("/p/pending", 300));

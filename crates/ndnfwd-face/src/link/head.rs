@@ -8,7 +8,8 @@
 //! (82), FragCount (83), PitToken (98), Nack (800), IncomingFaceId (812), CongestionMark (832),
 //! then the Fragment (80) last.
 
-use ndn_packet::lp::NackReason;
+use ndn_packet::link::LpToken;
+use ndn_packet::lp::{NackReason, MAX_PIT_TOKEN_LEN};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::FaceId;
 
@@ -111,6 +112,65 @@ pub(crate) fn write_head(
     out.len() - start
 }
 
+/// Largest head [`write_token_head`] writes: LpPacket TL (1 + 3), PitToken TLV (2 + 32),
+/// Fragment TL (1 + 3).
+const TOKEN_HEAD_MAX: usize = 4 + 2 + MAX_PIT_TOKEN_LEN + 4;
+
+/// Largest Fragment [`write_token_head`] takes: every length in its head then fits a
+/// VAR-NUMBER of at most 3 bytes.
+const TOKEN_HEAD_PAYLOAD_MAX: usize = 0xffff - (TOKEN_HEAD_MAX - 4);
+
+/// Writes a VAR-NUMBER below 2^16 at `buf[pos..]`; returns the position after it. Callers
+/// keep `pos + 3 <= TOKEN_HEAD_MAX`.
+#[inline(always)]
+fn put_short(buf: &mut [u8; TOKEN_HEAD_MAX], pos: usize, v: usize) -> usize {
+    if v < 253 {
+        buf[pos] = v as u8;
+        pos + 1
+    } else {
+        let [hi, lo] = (v as u16).to_be_bytes();
+        buf[pos] = 253;
+        buf[pos + 1] = hi;
+        buf[pos + 2] = lo;
+        pos + 3
+    }
+}
+
+/// The head of the frame nearly every packet is sent in: an LpPacket holding only a PitToken
+/// and the Fragment of `payload_len` bytes. Byte for byte what [`write_head`] writes for the
+/// same fields, built on the stack from fixed-size copies. Returns the head length, or `None`
+/// (nothing written) for an empty token or a payload over `TOKEN_HEAD_PAYLOAD_MAX`.
+pub(crate) fn write_token_head(
+    out: &mut Vec<u8>,
+    token: &LpToken,
+    payload_len: usize,
+) -> Option<usize> {
+    let (block, t) = token.padded();
+    if t == 0 || payload_len > TOKEN_HEAD_PAYLOAD_MAX {
+        return None;
+    }
+    let frag_hdr = if payload_len < 253 { 2 } else { 4 };
+    let inner = 2 + t + frag_hdr + payload_len;
+    // Every index below stays under TOKEN_HEAD_MAX: 4 + 2 + 32 + 4 bytes at most.
+    let mut buf = [0u8; TOKEN_HEAD_MAX];
+    buf[0] = tt::LP_PACKET as u8;
+    let mut pos = put_short(&mut buf, 1, inner);
+    buf[pos] = tt::PIT_TOKEN as u8;
+    buf[pos + 1] = t as u8;
+    buf[pos + 2..pos + 2 + MAX_PIT_TOKEN_LEN].copy_from_slice(block);
+    pos += 2 + t;
+    buf[pos] = tt::FRAGMENT as u8;
+    pos = put_short(&mut buf, pos + 1, payload_len);
+    // The whole block is one fixed-size copy; the unused tail is cut off again.
+    let start = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(start + pos);
+    Some(pos)
+}
+
+// The one-byte type codes above.
+const _: () = assert!(tt::LP_PACKET < 253 && tt::PIT_TOKEN < 253 && tt::FRAGMENT < 253);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +225,45 @@ mod tests {
             assert_eq!(out, b.encode(Some(&payload)).unwrap());
             let lp = LpPacket::new_checked(&out).unwrap();
             assert_eq!(lp.fragment(), Some(&payload[..]));
+        }
+    }
+
+    /// The PitToken-only head equals the general writer's for every token length and for
+    /// payload lengths at each VAR-NUMBER size boundary it takes; it declines the others.
+    #[test]
+    fn token_head_equals_general_head() {
+        let token = [0xa5u8; MAX_PIT_TOKEN_LEN];
+        for t in 0..=MAX_PIT_TOKEN_LEN {
+            let tok = LpToken::new(&token[..t]).unwrap();
+            for len in [
+                0usize,
+                1,
+                100,
+                214,
+                215,
+                240,
+                252,
+                253,
+                8800,
+                65_497,
+                65_498,
+                1 << 33,
+            ] {
+                let mut fast = vec![7u8];
+                let n = write_token_head(&mut fast, &tok, len);
+                if t == 0 || len > TOKEN_HEAD_PAYLOAD_MAX {
+                    assert_eq!((n, fast.len()), (None, 1), "token {t} payload {len}");
+                    continue;
+                }
+                let fields = Fields {
+                    pit_token: tok.as_bytes(),
+                    ..Fields::default()
+                };
+                let mut general = vec![7u8];
+                let m = write_head(&mut general, None, &fields, len);
+                assert_eq!(n, Some(m), "token {t} payload {len}");
+                assert_eq!(fast, general, "token {t} payload {len}");
+            }
         }
     }
 }

@@ -23,9 +23,9 @@ pub mod reassembly;
 
 use core::ops::Range;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
-use ndn_packet::lp::{self, LpHeaders, LpPacket};
+use ndn_packet::lp::{self, CommonFields, LpHeaders, LpPacket};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::FaceId;
 
@@ -96,9 +96,26 @@ fn rx_fields(h: &LpHeaders<'_>) -> RxFields {
     }
 }
 
+/// The fields of a common frame: the same as [`rx_fields`] gives for its headers.
+#[inline]
+fn common_fields(c: &CommonFields<'_>) -> RxFields {
+    RxFields {
+        lp: RxLp {
+            pit_token: c.pit_token.and_then(LpToken::new).unwrap_or_default(),
+            nack: c.nack,
+            congestion_mark: c.congestion_mark.unwrap_or(0),
+            next_hop_face_id: None,
+            no_cache: false,
+        },
+        cache_policy: None,
+    }
+}
+
 /// The type of the single TLV that `wire` must be exactly.
+#[inline]
 fn single_tlv_type(wire: &[u8]) -> Option<u32> {
-    tlv::read_single(wire).ok().map(|e| e.typ)
+    let (typ, len, hdr) = tlv::header(wire).ok()?;
+    (hdr.checked_add(len)? == wire.len()).then_some(typ)
 }
 
 impl LinkService {
@@ -148,9 +165,12 @@ impl LinkService {
     ) -> Option<RxPacket> {
         counters.in_bytes(frame.len());
         if let Some(c) = lp::decode_common(&frame) {
-            let fields = rx_fields(&LpHeaders::from(c.fields));
-            let net_type = Some(c.net_type);
-            return self.deliver(face, frame.slice(c.payload), net_type, fields, counters);
+            let (fields, net_type, range) = (common_fields(&c.fields), Some(c.net_type), c.payload);
+            // Narrowed in place: no second reference to count up and down.
+            let mut wire = frame;
+            wire.truncate(range.end);
+            wire.advance(range.start);
+            return self.deliver(face, wire, net_type, fields, counters);
         }
         let is_lp =
             matches!(tlv::read_var_number(&frame), Ok((t, _)) if t == u64::from(tt::LP_PACKET));
@@ -269,13 +289,34 @@ impl LinkService {
             counters.drop(DropReason::TxBadPacket);
             return false;
         }
+        let incoming_face_id = pkt.lp.incoming_face_id.filter(|_| self.cfg.local_fields);
+        let len = pkt.wire.len();
+        let limit = self.cfg.mtu.unwrap_or(crate::MAX_FRAME_LEN);
+        // The common frame: a bare packet, or only a PitToken around it, that fits.
+        if pkt.kind != PacketKind::Nack && incoming_face_id.is_none() && pkt.lp.congestion_mark == 0
+        {
+            let start = heads.len();
+            let head = if pkt.lp.pit_token.is_empty() {
+                Some(0)
+            } else {
+                head::write_token_head(heads, &pkt.lp.pit_token, len)
+            };
+            match head {
+                Some(h) if h + len <= limit => {
+                    self.emit(heads, start, pkt.wire.clone(), out, counters);
+                    counters.count_out(pkt.kind);
+                    return true;
+                }
+                // Over the MTU: the general path fragments it.
+                _ => heads.truncate(start),
+            }
+        }
         let fields = Fields {
             pit_token: pkt.lp.pit_token.as_bytes(),
             nack: (pkt.kind == PacketKind::Nack).then_some(pkt.lp.nack),
-            incoming_face_id: pkt.lp.incoming_face_id.filter(|_| self.cfg.local_fields),
+            incoming_face_id,
             congestion_mark: pkt.lp.congestion_mark,
         };
-        let len = pkt.wire.len();
         let whole = if fields.is_empty() {
             len
         } else {
@@ -284,7 +325,6 @@ impl LinkService {
                 fields.len() + tlv::tlv_len(tt::FRAGMENT, len),
             )
         };
-        let limit = self.cfg.mtu.unwrap_or(crate::MAX_FRAME_LEN);
         if whole <= limit {
             let start = heads.len();
             if !fields.is_empty() {

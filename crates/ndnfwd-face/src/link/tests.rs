@@ -194,6 +194,51 @@ fn encode_bare_or_with_fields() {
     assert_eq!((s.out_interests, s.out_nacks), (1, 2));
 }
 
+/// The common-frame shortcut reads the same fields as the general conversion.
+#[test]
+fn common_fields_equal_general_fields() {
+    let i = interest();
+    let frames = [
+        i.clone(),
+        lp(|h| h.pit_token = Some(&[5; 32]), &i),
+        lp(|h| h.nack = Some(Some(NackReason::NoRoute)), &i),
+        lp(
+            |h| {
+                h.pit_token = Some(&[1]);
+                h.nack = Some(None);
+                h.congestion_mark = Some(7);
+            },
+            &i,
+        ),
+    ];
+    for f in &frames {
+        let c = lp::decode_common(f).unwrap();
+        assert_eq!(
+            common_fields(&c.fields),
+            rx_fields(&LpHeaders::from(c.fields))
+        );
+    }
+}
+
+/// The common frame (only a PitToken) is what the general builder writes, decodes back, and
+/// is counted; with incoming_face_id set but local fields off it is still the common frame.
+#[test]
+fn token_only_frame_matches_builder_and_counts() {
+    let c = FaceCounters::default();
+    let mut ls = service(None, false);
+    let d = data(100);
+    let mut p = tx(PacketKind::Data, d.clone());
+    p.lp.pit_token = LpToken::new(&[3; 12]).unwrap();
+    p.lp.incoming_face_id = Some(9);
+    let frames = encode(&mut ls, &c, &p).unwrap();
+    assert_eq!(frames, vec![lp(|h| h.pit_token = Some(&[3; 12]), &d)]);
+    let got = rx(&mut service(None, false), &c, frames[0].clone()).unwrap();
+    assert_eq!((got.kind, got.wire), (PacketKind::Data, d));
+    assert_eq!(got.lp.pit_token.as_bytes(), &[3; 12]);
+    let s = snap(&c);
+    assert_eq!((s.out_data, s.out_bytes), (1, frames[0].len() as u64));
+}
+
 #[test]
 fn streams_never_fragment() {
     let c = FaceCounters::default();

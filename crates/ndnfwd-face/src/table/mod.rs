@@ -568,11 +568,17 @@ impl FaceTable {
             if q.is_empty() {
                 self.touched.push(f.endpoint);
             }
-            q.extend(self.frames.drain(..).map(|frame| Queued {
+            let queued = |frame| Queued {
                 face: p.face,
                 frame,
                 dest: f.dest,
-            }));
+            };
+            // Nearly every packet is one frame: move it without a drain.
+            if self.frames.len() == 1 {
+                q.extend(self.frames.pop().map(queued));
+            } else {
+                q.extend(self.frames.drain(..).map(queued));
+            }
         }
         let touched = core::mem::take(&mut self.touched);
         for &slot in &touched {
