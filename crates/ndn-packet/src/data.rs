@@ -49,29 +49,35 @@ impl<'a> Data<'a> {
     /// walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a Data costs
     /// one header decode per element.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        let outer = tlv::read_single(wire)?;
-        if outer.typ != tt::DATA {
-            return Err(DecodeError::UnexpectedType(outer.typ));
+        let (typ, outer, end) = tlv::element_at(wire, 0)?;
+        if end != wire.len() {
+            return Err(DecodeError::TrailingBytes);
         }
-        let mut r = Reader::new(outer.value);
-        if r.peek_type()? != Some(tt::NAME) {
+        if typ != tt::DATA {
+            return Err(DecodeError::UnexpectedType(typ));
+        }
+        if outer.first() != Some(&(tt::NAME as u8)) {
+            // The Name must come first; report a malformed first TLV-TYPE as such.
+            Reader::new(outer).peek_type()?;
             return Err(DecodeError::Missing(tt::NAME));
         }
-        let name = NameRef::new_checked(r.read()?.value)?;
+        let (_, name, mut pos) = tlv::element_at(outer, 0)?;
+        let name = NameRef::new_checked(name)?;
         let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
         let mut last = position(tt::NAME);
-        while !r.is_empty() {
-            let e = r.read()?;
-            let pos = position(e.typ);
-            if !admit(e.typ, pos, last)? {
+        while pos < outer.len() {
+            let (typ, value, end) = tlv::element_at(outer, pos)?;
+            pos = end;
+            let at = position(typ);
+            if !admit(typ, at, last)? {
                 continue;
             }
-            last = pos;
-            match e.typ {
-                tt::META_INFO => meta = Some(e.value),
-                tt::CONTENT => content = Some(e.value),
-                tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(e.value)?),
-                _ => sig_value = Some(e.value),
+            last = at;
+            match typ {
+                tt::META_INFO => meta = Some(value),
+                tt::CONTENT => content = Some(value),
+                tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(value)?),
+                _ => sig_value = Some(value),
             }
         }
         let (content_type, freshness_period, final_block_id) = match meta {
@@ -202,20 +208,20 @@ type MetaFields<'a> = (Option<u64>, Option<u64>, Option<Component<'a>>);
 #[inline]
 fn meta_info(value: &[u8]) -> Result<MetaFields<'_>, DecodeError> {
     let mut fields: MetaFields<'_> = (None, None, None);
-    let mut r = Reader::new(value);
-    let mut last = 0;
-    while !r.is_empty() {
-        let e = r.read()?;
-        let pos = meta_position(e.typ);
-        if !admit(e.typ, pos, last)? {
+    let (mut pos, mut last) = (0, 0);
+    while pos < value.len() {
+        let (typ, v, end) = tlv::element_at(value, pos)?;
+        pos = end;
+        let at = meta_position(typ);
+        if !admit(typ, at, last)? {
             continue;
         }
-        last = pos;
-        match e.typ {
-            tt::CONTENT_TYPE => fields.0 = Some(e.nni()?),
-            tt::FRESHNESS_PERIOD => fields.1 = Some(e.nni()?),
+        last = at;
+        match typ {
+            tt::CONTENT_TYPE => fields.0 = Some(tlv::read_nni(v)?),
+            tt::FRESHNESS_PERIOD => fields.1 = Some(tlv::read_nni(v)?),
             _ => {
-                let c = tlv::read_single(e.value)?;
+                let c = tlv::read_single(v)?;
                 fields.2 = Some(Component::from_element(&c)?);
             }
         }

@@ -257,6 +257,19 @@ fn top_level_edges() {
         Err(DecodeError::Truncated)
     );
     assert_eq!(Data::new_checked(&data(&[])), Err(DecodeError::Missing(7)));
+    // A malformed first TLV-TYPE is reported as such, not as a missing Name.
+    assert_eq!(
+        Data::new_checked(&data(&[253, 0, 5, 0])),
+        Err(DecodeError::BadVarNumber)
+    );
+    assert_eq!(
+        Data::new_checked(&data(&[253, 1])),
+        Err(DecodeError::Truncated)
+    );
+    assert_eq!(
+        SignatureInfo::new_checked(&[253, 0, 5, 0]),
+        Err(DecodeError::BadVarNumber)
+    );
 }
 
 /// One top-level or MetaInfo element for the differential property: recognized, unknown
