@@ -448,6 +448,23 @@ mod tests {
     }
 
     #[test]
+    fn prefixes_past_the_cache_bitmap_are_recomputed_from_their_own_state() {
+        // 70 components: prefixes 64..=70 are not cached, so reading one twice, in either
+        // order, must finish from the absorbing state each time.
+        let name = (0..70u8).fold(Name::new(), |n, c| n.push([c; 3]));
+        let h = NameHasher::new(KEY, SipVariant::Sip13);
+        let mut out = PrefixHashes::default();
+        h.hash_prefixes(name.as_ref(), &mut out);
+        for i in [65, 70, 3, 65, 70, 3] {
+            let want = reference(SipVariant::Sip13, name.as_ref().prefix(i).value());
+            assert_eq!(out.get(i), Some(want as u64));
+            assert_eq!(out.id128(i), Some(want));
+            assert_eq!(out.get(i), Some(want as u64));
+            assert_eq!(out.id128(i), Some(want));
+        }
+    }
+
+    #[test]
     fn key_changes_every_hash() {
         let name = Name::from_uri("/a/b/c").unwrap();
         let mut a = PrefixHashes::default();
