@@ -14,7 +14,7 @@
 use crate::interest::Interest;
 use crate::name::{Component, Name, NameRef};
 use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
-use crate::tlv::{self, is_critical, tt, Element, Reader};
+use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
 
 /// ContentType values.
@@ -44,46 +44,46 @@ pub struct Data<'a> {
 
 impl<'a> Data<'a> {
     /// Checks that `wire` is exactly one valid Data TLV.
+    ///
+    /// One walk over the top-level elements (the name's components are checked by the same
+    /// walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a Data costs
+    /// one header decode per element.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        let outer = tlv::read_single(wire)?;
-        if outer.typ != tt::DATA {
-            return Err(DecodeError::UnexpectedType(outer.typ));
+        let (typ, outer, end) = tlv::element_at(wire, 0)?;
+        if end != wire.len() {
+            return Err(DecodeError::TrailingBytes);
         }
-        let mut r = Reader::new(outer.value);
-        let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
-        let name = NameRef::new_checked(name_el.value)?;
+        if typ != tt::DATA {
+            return Err(DecodeError::UnexpectedType(typ));
+        }
+        if outer.first() != Some(&(tt::NAME as u8)) {
+            // The Name must come first; report a malformed first TLV-TYPE as such.
+            Reader::new(outer).peek_type()?;
+            return Err(DecodeError::Missing(tt::NAME));
+        }
+        let (_, name, mut pos) = tlv::element_at(outer, 0)?;
+        let name = NameRef::new_checked(name)?;
         let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
-        let order = [
-            tt::NAME,
-            tt::META_INFO,
-            tt::CONTENT,
-            tt::SIGNATURE_INFO,
-            tt::SIGNATURE_VALUE,
-        ];
-        walk(r, &order, 1, |e| {
-            match e.typ {
-                tt::META_INFO => meta = Some(e.value),
-                tt::CONTENT => content = Some(e.value),
-                tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(e.value)?),
-                _ => sig_value = Some(e.value),
+        let mut last = position(tt::NAME);
+        while pos < outer.len() {
+            let (typ, value, end) = tlv::element_at(outer, pos)?;
+            pos = end;
+            let at = position(typ);
+            if !admit(typ, at, last)? {
+                continue;
             }
-            Ok(())
-        })?;
-        let (mut content_type, mut freshness_period, mut final_block_id) = (None, None, None);
-        if let Some(meta) = meta {
-            let order = [tt::CONTENT_TYPE, tt::FRESHNESS_PERIOD, tt::FINAL_BLOCK_ID];
-            walk(Reader::new(meta), &order, 0, |e| {
-                match e.typ {
-                    tt::CONTENT_TYPE => content_type = Some(e.nni()?),
-                    tt::FRESHNESS_PERIOD => freshness_period = Some(e.nni()?),
-                    _ => {
-                        let c = tlv::read_single(e.value)?;
-                        final_block_id = Some(Component::from_element(&c)?);
-                    }
-                }
-                Ok(())
-            })?;
+            last = at;
+            match typ {
+                tt::META_INFO => meta = Some(value),
+                tt::CONTENT => content = Some(value),
+                tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(value)?),
+                _ => sig_value = Some(value),
+            }
         }
+        let (content_type, freshness_period, final_block_id) = match meta {
+            Some(meta) => meta_info(meta)?,
+            None => (None, None, None),
+        };
         Ok(Data {
             wire,
             name,
@@ -163,30 +163,70 @@ impl<'a> Data<'a> {
     }
 }
 
-/// Visits the elements read by `r` whose type is listed in `order`, enforcing the order rules:
-/// a listed element at or before the last one seen (the first `seen` count as seen) is out of
-/// order, an unlisted one unknown; both are errors when critical and skipped otherwise.
-fn walk<'a>(
-    r: Reader<'a>,
-    order: &[u32],
-    seen: usize,
-    mut visit: impl FnMut(Element<'a>) -> Result<(), DecodeError>,
-) -> Result<(), DecodeError> {
-    let mut last = seen;
-    for e in r {
-        let e = e?;
-        let critical = is_critical(e.typ);
-        match order.iter().position(|&t| t == e.typ) {
-            Some(i) if i >= last => {
-                last = i + 1;
-                visit(e)?;
+/// Spec position of a recognized Data element (0: not recognized).
+const fn position(typ: u32) -> u8 {
+    match typ {
+        tt::NAME => 1,
+        tt::META_INFO => 2,
+        tt::CONTENT => 3,
+        tt::SIGNATURE_INFO => 4,
+        tt::SIGNATURE_VALUE => 5,
+        _ => 0,
+    }
+}
+
+/// Spec position of a recognized MetaInfo element (0: not recognized).
+const fn meta_position(typ: u32) -> u8 {
+    match typ {
+        tt::CONTENT_TYPE => 1,
+        tt::FRESHNESS_PERIOD => 2,
+        tt::FINAL_BLOCK_ID => 3,
+        _ => 0,
+    }
+}
+
+/// The order rules for an element of type `typ` at spec position `pos` (0: unrecognized) after
+/// a recognized element at position `last`: `true` to take it; an element at or before `last`
+/// (out of order or repeated) or an unrecognized one is an error when critical and skipped
+/// (`false`) otherwise.
+#[inline(always)]
+fn admit(typ: u32, pos: u8, last: u8) -> Result<bool, DecodeError> {
+    if pos > last {
+        return Ok(true);
+    }
+    match (pos, is_critical(typ)) {
+        (_, false) => Ok(false),
+        (0, true) => Err(DecodeError::UnknownCritical(typ)),
+        (_, true) => Err(DecodeError::OutOfOrder(typ)),
+    }
+}
+
+/// MetaInfo fields found in its TLV-VALUE: ContentType, FreshnessPeriod, FinalBlockId.
+type MetaFields<'a> = (Option<u64>, Option<u64>, Option<Component<'a>>);
+
+/// Decodes a MetaInfo TLV-VALUE under the same order rules as the Data's top level.
+#[inline]
+fn meta_info(value: &[u8]) -> Result<MetaFields<'_>, DecodeError> {
+    let mut fields: MetaFields<'_> = (None, None, None);
+    let (mut pos, mut last) = (0, 0);
+    while pos < value.len() {
+        let (typ, v, end) = tlv::element_at(value, pos)?;
+        pos = end;
+        let at = meta_position(typ);
+        if !admit(typ, at, last)? {
+            continue;
+        }
+        last = at;
+        match typ {
+            tt::CONTENT_TYPE => fields.0 = Some(tlv::read_nni(v)?),
+            tt::FRESHNESS_PERIOD => fields.1 = Some(tlv::read_nni(v)?),
+            _ => {
+                let c = tlv::read_single(v)?;
+                fields.2 = Some(Component::from_element(&c)?);
             }
-            Some(_) if critical => return Err(DecodeError::OutOfOrder(e.typ)),
-            None if critical => return Err(DecodeError::UnknownCritical(e.typ)),
-            _ => {}
         }
     }
-    Ok(())
+    Ok(fields)
 }
 
 /// How a [`DataBuilder`] signs.

@@ -2,6 +2,7 @@ use super::*;
 use crate::fixtures::DATA_FULL;
 use crate::interest::InterestBuilder;
 use crate::signature::sig_type;
+use crate::tlv::is_critical;
 
 fn n(uri: &str) -> Name {
     Name::from_uri(uri).unwrap()
@@ -140,4 +141,172 @@ fn satisfies_interests_by_name_prefix_and_implicit_digest() {
     // A digest that is not the last-but-one position does not count as a full name.
     let other = n("/a").push_typed(1, &d.implicit_digest()).unwrap();
     assert!(!check(other, true));
+}
+
+/// The decoder before the one-walk rewrite, kept as the reference model: a general walk that
+/// looks each type up in an order list and visits it through a closure, MetaInfo walked after.
+fn reference_decode(wire: &[u8]) -> Result<Data<'_>, DecodeError> {
+    fn walk<'a>(
+        r: Reader<'a>,
+        order: &[u32],
+        seen: usize,
+        mut visit: impl FnMut(tlv::Element<'a>) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let mut last = seen;
+        for e in r {
+            let e = e?;
+            let critical = is_critical(e.typ);
+            match order.iter().position(|&t| t == e.typ) {
+                Some(i) if i >= last => {
+                    last = i + 1;
+                    visit(e)?;
+                }
+                Some(_) if critical => return Err(DecodeError::OutOfOrder(e.typ)),
+                None if critical => return Err(DecodeError::UnknownCritical(e.typ)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let outer = tlv::read_single(wire)?;
+    if outer.typ != tt::DATA {
+        return Err(DecodeError::UnexpectedType(outer.typ));
+    }
+    let mut r = Reader::new(outer.value);
+    let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
+    let name = NameRef::new_checked(name_el.value)?;
+    let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
+    let order = [7, 20, 21, 22, 23];
+    walk(r, &order, 1, |e| {
+        match e.typ {
+            20 => meta = Some(e.value),
+            21 => content = Some(e.value),
+            22 => sig_info = Some(SignatureInfo::new_checked(e.value)?),
+            _ => sig_value = Some(e.value),
+        }
+        Ok(())
+    })?;
+    let (mut content_type, mut freshness_period, mut final_block_id) = (None, None, None);
+    if let Some(meta) = meta {
+        walk(Reader::new(meta), &[24, 25, 26], 0, |e| {
+            match e.typ {
+                24 => content_type = Some(e.nni()?),
+                25 => freshness_period = Some(e.nni()?),
+                _ => final_block_id = Some(Component::from_element(&tlv::read_single(e.value)?)?),
+            }
+            Ok(())
+        })?;
+    }
+    Ok(Data {
+        wire,
+        name,
+        content_type,
+        freshness_period,
+        final_block_id,
+        content,
+        signature_info: sig_info.ok_or(DecodeError::Missing(22))?,
+        signature_value: sig_value.ok_or(DecodeError::Missing(23))?,
+    })
+}
+
+#[test]
+fn meta_info_edges() {
+    // Unknown critical element inside MetaInfo, after a recognized one.
+    let d = data_with(&[20, 5, 25, 1, 1, 31, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::UnknownCritical(31)));
+    // A repeated FreshnessPeriod is out of order; repeated non-critical elements are skipped.
+    let d = data_with(&[20, 6, 25, 1, 1, 25, 1, 2]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::OutOfOrder(25)));
+    let d = data_with(&[20, 7, 25, 1, 9, 200, 0, 200, 0]);
+    assert_eq!(Data::new_checked(&d).unwrap().freshness_period(), Some(9));
+    // A bad NonNegativeInteger and a digest FinalBlockId of the wrong size.
+    let d = data_with(&[20, 5, 24, 3, 0, 0, 1]);
+    assert_eq!(
+        Data::new_checked(&d),
+        Err(DecodeError::BadNonNegativeInteger)
+    );
+    let d = data_with(&[20, 5, 26, 3, 1, 1, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::Invalid(1)));
+    // An error at the top level after MetaInfo is reported before MetaInfo's own error.
+    let d = data_with(&[20, 2, 31, 0, 19, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::UnknownCritical(19)));
+}
+
+#[test]
+fn top_level_edges() {
+    // SignatureValue before SignatureInfo: SignatureInfo is then out of order.
+    let d = data(&[7, 3, 8, 1, b'a', 23, 0, 22, 3, 27, 1, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::OutOfOrder(22)));
+    // Elements after SignatureValue: a non-critical one is skipped, a critical one is not.
+    let mut v = data_with(&[]);
+    v.extend_from_slice(&[200, 1, 0]);
+    v[1] += 3;
+    assert!(Data::new_checked(&v).is_ok());
+    let mut v = data_with(&[]);
+    v.extend_from_slice(&[21, 0]);
+    v[1] += 2;
+    assert_eq!(Data::new_checked(&v), Err(DecodeError::OutOfOrder(21)));
+    // A non-critical element before the Name: the Name must come first.
+    let d = data(&[200, 0, 7, 3, 8, 1, b'a', 22, 3, 27, 1, 0, 23, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::Missing(7)));
+    // A bad component in the name and a truncated element.
+    let d = data(&[7, 2, 1, 0, 22, 3, 27, 1, 0, 23, 0]);
+    assert_eq!(Data::new_checked(&d), Err(DecodeError::Invalid(1)));
+    assert_eq!(
+        Data::new_checked(&data(&[7, 3, 8, 1, b'a', 22, 9])),
+        Err(DecodeError::Truncated)
+    );
+    assert_eq!(Data::new_checked(&data(&[])), Err(DecodeError::Missing(7)));
+    // A malformed first TLV-TYPE is reported as such, not as a missing Name.
+    assert_eq!(
+        Data::new_checked(&data(&[253, 0, 5, 0])),
+        Err(DecodeError::BadVarNumber)
+    );
+    assert_eq!(
+        Data::new_checked(&data(&[253, 1])),
+        Err(DecodeError::Truncated)
+    );
+    assert_eq!(
+        SignatureInfo::new_checked(&[253, 0, 5, 0]),
+        Err(DecodeError::BadVarNumber)
+    );
+}
+
+/// One top-level or MetaInfo element for the differential property: recognized, unknown
+/// critical or non-critical types, with values that are valid or not.
+fn arb_element() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let typ = prop::sample::select(vec![7u8, 20, 21, 22, 23, 24, 25, 26, 19, 31, 200, 201]);
+    let value = prop_oneof![
+        Just(vec![]),
+        Just(vec![27, 1, 0]),
+        Just(vec![8, 1, b'x']),
+        Just(vec![1]),
+        Just(vec![0, 0, 0, 1]),
+        Just(vec![24, 1, 0, 25, 1, 5]),
+        Just(vec![25, 1, 5, 24, 1, 0]),
+        Just(vec![26, 2, 8, 0]),
+        Just(vec![26, 3, 1, 1, 0]),
+        prop::collection::vec(any::<u8>(), 0..6),
+    ];
+    (typ, value).prop_map(|(t, v)| [&[t, v.len() as u8][..], &v].concat())
+}
+
+proptest::proptest! {
+    #[test]
+    fn one_walk_decoder_equals_reference(
+        elements in proptest::collection::vec(arb_element(), 0..7),
+        named in proptest::bool::ANY,
+        cut in 0usize..4,
+    ) {
+        let mut value = if named { vec![7, 3, 8, 1, b'n'] } else { vec![] };
+        elements.iter().for_each(|e| value.extend_from_slice(e));
+        let wire = data(&value);
+        proptest::prop_assert_eq!(Data::new_checked(&wire), reference_decode(&wire));
+        // Cut short with the outer length kept (truncated inside), and relabeled to the cut.
+        let truncated = &wire[..wire.len() - cut.min(value.len())];
+        proptest::prop_assert_eq!(Data::new_checked(truncated), reference_decode(truncated));
+        let relabeled = data(&value[..value.len() - cut.min(value.len())]);
+        proptest::prop_assert_eq!(Data::new_checked(&relabeled), reference_decode(&relabeled));
+    }
 }

@@ -66,21 +66,29 @@ pub struct Interest<'a> {
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        let outer = tlv::read_single(wire)?;
-        if outer.typ != tt::INTEREST {
-            return Err(DecodeError::UnexpectedType(outer.typ));
+        let (typ, outer, end) = tlv::element_at(wire, 0)?;
+        if end != wire.len() {
+            return Err(DecodeError::TrailingBytes);
         }
-        let base = outer.value_start;
-        let mut r = Reader::new(outer.value);
-        let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
-        let (name, scan) = NameRef::scan(name_el.value)?;
+        if typ != tt::INTEREST {
+            return Err(DecodeError::UnexpectedType(typ));
+        }
+        // Offsets below are relative to `outer`; `base` turns them into offsets in `wire`.
+        let base = wire.len() - outer.len();
+        if outer.first() != Some(&(tt::NAME as u8)) {
+            // The Name must come first; report a malformed first TLV-TYPE as such.
+            Reader::new(outer).peek_type()?;
+            return Err(DecodeError::Missing(tt::NAME));
+        }
+        let (_, name, mut pos) = tlv::element_at(outer, 0)?;
+        let (name, scan) = NameRef::scan(name)?;
         if name.is_empty() {
             return Err(DecodeError::Invalid(tt::NAME));
         }
         let mut it = Interest {
             wire,
             name,
-            name_end: base + name_el.end(),
+            name_end: base + pos,
             can_be_prefix: false,
             must_be_fresh: false,
             forwarding_hint: None,
@@ -92,44 +100,46 @@ impl<'a> Interest<'a> {
             signature_value: None,
         };
         let mut last = 1u8;
-        while !r.is_empty() {
-            let e = r.read()?;
-            let pos = position(e.typ);
-            let (start, end) = (base + e.start, base + e.end());
-            if pos == 0 {
-                if is_critical(e.typ) {
-                    return Err(DecodeError::UnknownCritical(e.typ));
+        while pos < outer.len() {
+            let start = base + pos;
+            let (typ, value, next) = tlv::element_at(outer, pos)?;
+            pos = next;
+            let end = base + next;
+            let at = position(typ);
+            if at == 0 {
+                if is_critical(typ) {
+                    return Err(DecodeError::UnknownCritical(typ));
                 }
                 continue;
             }
             // Out of order, or a signature element not right after its predecessor.
-            if pos <= last || (pos >= 9 && last != pos - 1) {
-                if is_critical(e.typ) {
-                    return Err(DecodeError::OutOfOrder(e.typ));
+            if at <= last || (at >= 9 && last != at - 1) {
+                if is_critical(typ) {
+                    return Err(DecodeError::OutOfOrder(typ));
                 }
                 continue;
             }
-            last = pos;
-            match e.typ {
-                tt::CAN_BE_PREFIX | tt::MUST_BE_FRESH if !e.value.is_empty() => {
-                    return Err(DecodeError::Invalid(e.typ))
+            last = at;
+            match typ {
+                tt::CAN_BE_PREFIX | tt::MUST_BE_FRESH if !value.is_empty() => {
+                    return Err(DecodeError::Invalid(typ))
                 }
                 tt::CAN_BE_PREFIX => it.can_be_prefix = true,
                 tt::MUST_BE_FRESH => it.must_be_fresh = true,
                 tt::FORWARDING_HINT => {
-                    check_forwarding_hint(e.value)?;
-                    it.forwarding_hint = Some(e.value);
+                    check_forwarding_hint(value)?;
+                    it.forwarding_hint = Some(value);
                 }
-                tt::NONCE if e.value.len() != 4 => return Err(DecodeError::Invalid(tt::NONCE)),
+                tt::NONCE if value.len() != 4 => return Err(DecodeError::Invalid(tt::NONCE)),
                 tt::NONCE => it.nonce = Some((start, end)),
-                tt::INTEREST_LIFETIME => it.lifetime = Some((start, end, e.nni()?)),
-                tt::HOP_LIMIT if e.value.len() != 1 => {
+                tt::INTEREST_LIFETIME => it.lifetime = Some((start, end, tlv::read_nni(value)?)),
+                tt::HOP_LIMIT if value.len() != 1 => {
                     return Err(DecodeError::Invalid(tt::HOP_LIMIT))
                 }
                 tt::HOP_LIMIT => it.hop_limit = Some((start, end)),
-                tt::APPLICATION_PARAMETERS => it.params = Some((start, e.value)),
-                tt::INTEREST_SIGNATURE_INFO => it.signature_info = Some(e.value),
-                _ => it.signature_value = Some(e.value),
+                tt::APPLICATION_PARAMETERS => it.params = Some((start, value)),
+                tt::INTEREST_SIGNATURE_INFO => it.signature_info = Some(value),
+                _ => it.signature_value = Some(value),
             }
         }
         it.check_parameters_digest(scan)?;

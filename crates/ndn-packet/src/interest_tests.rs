@@ -194,6 +194,10 @@ fn malformed_fields() {
         Err(DecodeError::Missing(7))
     );
     assert_eq!(
+        Interest::new_checked(&interest(&[253, 0, 5, 0])),
+        Err(DecodeError::BadVarNumber)
+    );
+    assert_eq!(
         Interest::new_checked(&[6, 0]),
         Err(DecodeError::UnexpectedType(6))
     );

@@ -114,6 +114,23 @@ impl<'a> NameRef<'a> {
         let mut scan = NameScan::default();
         let mut pos = 0;
         while let Some(rest) = value.get(pos..).filter(|r| !r.is_empty()) {
+            // Fast path: a one-byte type (never above MAX_COMPONENT_TYPE) and length, the case
+            // for nearly every component; only the digest types need a value check.
+            if let [t @ 1..=252, l @ 0..=252, ..] = rest {
+                let (typ, len) = (u32::from(*t), usize::from(*l));
+                if len > rest.len() - 2 {
+                    return Err(DecodeError::Truncated);
+                }
+                if typ <= tt::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                    check_component(typ, len)?;
+                    if typ == tt::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                        scan.params_digests += 1;
+                        scan.params_digest_at = pos + 2;
+                    }
+                }
+                pos += 2 + len;
+                continue;
+            }
             let (typ, len, hdr) = tlv::header(rest)?;
             let total = hdr
                 .checked_add(len)

@@ -38,16 +38,19 @@ impl<'a> SignatureInfo<'a> {
     /// Checks `value`: the first element must be a SignatureType NonNegativeInteger and every
     /// element must be well-formed TLV.
     pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(value);
-        let st = r
-            .read_if(tt::SIGNATURE_TYPE)?
-            .ok_or(DecodeError::Missing(tt::SIGNATURE_TYPE))?;
-        let sig_type = st.nni()?;
+        if value.first() != Some(&(tt::SIGNATURE_TYPE as u8)) {
+            // Report a malformed first TLV-TYPE as such, a well-formed other one as missing.
+            Reader::new(value).peek_type()?;
+            return Err(DecodeError::Missing(tt::SIGNATURE_TYPE));
+        }
+        let (_, st, mut pos) = tlv::element_at(value, 0)?;
+        let sig_type = tlv::read_nni(st)?;
         let mut key_locator = None;
-        for e in r {
-            let e = e?;
-            if e.typ == tt::KEY_LOCATOR && key_locator.is_none() {
-                key_locator = Some(e.value);
+        while pos < value.len() {
+            let (typ, v, end) = tlv::element_at(value, pos)?;
+            pos = end;
+            if typ == tt::KEY_LOCATOR && key_locator.is_none() {
+                key_locator = Some(v);
             }
         }
         Ok(Self {

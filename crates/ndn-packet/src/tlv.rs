@@ -207,6 +207,21 @@ pub fn header(buf: &[u8]) -> Result<(u32, usize, usize), DecodeError> {
     Ok((typ, len, tl + ll))
 }
 
+/// The element starting at offset `pos` of `buf`: its TLV-TYPE, its TLV-VALUE and the offset
+/// one past its end. The core of [`Reader::read`], for decoders that walk a buffer themselves
+/// and need no [`Element`] offsets: a few registers instead of a seven-word struct per element.
+#[inline(always)]
+pub fn element_at(buf: &[u8], pos: usize) -> Result<(u32, &[u8], usize), DecodeError> {
+    let rest = buf.get(pos..).ok_or(DecodeError::Truncated)?;
+    let (typ, len, hdr) = header(rest)?;
+    let value = rest
+        .get(hdr..)
+        .and_then(|v| v.get(..len))
+        .ok_or(DecodeError::Truncated)?;
+    // No overflow: the value lies inside `buf`, so `pos + hdr + len <= buf.len()`.
+    Ok((typ, value, pos + hdr + len))
+}
+
 /// One TLV element borrowed from a buffer, with its position in the buffer it was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element<'a> {
@@ -266,19 +281,16 @@ impl<'a> Reader<'a> {
     /// Reads the next element.
     #[inline]
     pub fn read(&mut self) -> Result<Element<'a>, DecodeError> {
-        let rest = self.buf.get(self.pos..).ok_or(DecodeError::Truncated)?;
-        let (typ, len, hdr) = header(rest)?;
-        let total = hdr.checked_add(len).ok_or(DecodeError::Truncated)?;
-        let wire = rest.get(..total).ok_or(DecodeError::Truncated)?;
-        let value = wire.get(hdr..).ok_or(DecodeError::Truncated)?;
         let start = self.pos;
-        self.pos += total;
+        let (typ, value, end) = element_at(self.buf, start)?;
+        let wire = self.buf.get(start..end).ok_or(DecodeError::Truncated)?;
+        self.pos = end;
         Ok(Element {
             typ,
             value,
             wire,
             start,
-            value_start: start + hdr,
+            value_start: end - value.len(),
         })
     }
 
