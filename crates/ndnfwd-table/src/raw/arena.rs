@@ -221,15 +221,17 @@ impl<T: Copy> Arena<T> {
     /// allocated (it holds the index in a live entry, or the table just returned it). About half
     /// the instructions of [`Arena::get`] and no read of the occupancy bitmap (its own cache line).
     ///
-    /// Bounds checked: `None` when `i` was never handed out. For an `i` that is currently free it
-    /// returns the last value stored there: still a valid `T`, because `T: Copy` has no destructor
-    /// and freeing only copies the bits out, but a stale one. Use [`Arena::get`] for indices from
+    /// Bounds checked: `None` when `i` was never handed out. An `i` that is currently free is a
+    /// caller bug: debug builds panic (so the tests check the caller's claim), release builds
+    /// return the last value stored there, still a valid `T` (`T: Copy` has no destructor and
+    /// freeing only copies the bits out) but a stale one. Use [`Arena::get`] for indices from
     /// untrusted input (tokens on the wire).
     #[inline]
     pub fn get_live(&self, i: u32) -> Option<&T> {
         if i >= self.bump {
             return None;
         }
+        debug_assert!(self.occupied(i), "Arena::get_live of free slot {i}");
         // SAFETY: i < bump <= cap, so the slot lies inside the values array, aligned for T. Every
         // slot below bump was written with a T by `alloc`; `free` only copies the bits out, and a
         // copy of a `Copy` value leaves the original valid, so the slot holds a valid T whether
@@ -237,13 +239,14 @@ impl<T: Copy> Arena<T> {
         Some(unsafe { &*self.values().add(i as usize) })
     }
 
-    /// Exclusive access to slot `i` without the occupancy check; see [`Arena::get_live`]. Writing
-    /// through it into a free slot is harmless: `alloc` overwrites the slot without dropping it.
+    /// Exclusive access to slot `i` without the occupancy check; see [`Arena::get_live`]. In
+    /// release builds, writing into a free slot is harmless: `alloc` overwrites it without a drop.
     #[inline]
     pub fn get_live_mut(&mut self, i: u32) -> Option<&mut T> {
         if i >= self.bump {
             return None;
         }
+        debug_assert!(self.occupied(i), "Arena::get_live_mut of free slot {i}");
         // SAFETY: as in `get_live`, and `&mut self` guarantees this is the only live reference.
         Some(unsafe { &mut *self.values().add(i as usize) })
     }
@@ -356,16 +359,28 @@ mod tests {
         assert_eq!(a.get_live_mut(3), None);
         assert_eq!(a.free(i), Some(5));
         assert_eq!(a.get(i), None);
-        assert_eq!(
-            a.get_live(i),
-            Some(&5),
-            "a freed slot reads its stale value"
-        );
-        *a.get_live_mut(i).unwrap() = 9;
-        assert_eq!(a.get(i), None, "writing a free slot does not allocate it");
+        if !cfg!(debug_assertions) {
+            assert_eq!(
+                a.get_live(i),
+                Some(&5),
+                "a freed slot reads its stale value"
+            );
+            *a.get_live_mut(i).unwrap() = 9;
+            assert_eq!(a.get(i), None, "writing a free slot does not allocate it");
+        }
         assert_eq!(a.alloc(1), Ok(i));
         assert_eq!(a.get_live(i), Some(&1));
         assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "get_live of free slot")]
+    fn get_live_of_free_slot_panics_in_debug() {
+        let mut a: Arena<u64> = Arena::with_capacity(2);
+        let i = a.alloc(5).unwrap();
+        a.free(i);
+        let _ = a.get_live(i);
     }
 
     #[test]
