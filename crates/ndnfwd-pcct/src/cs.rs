@@ -58,7 +58,7 @@ impl Pcct {
         n: usize,
         digest: Option<[u8; 32]>,
     ) -> Option<Bytes> {
-        if let Some(e) = k.and_then(|k| self.keys.get(k)) {
+        if let Some(e) = k.and_then(|k| self.keys.get_live(k)) {
             if e.cs != NIL && (!e.indirect() || it.can_be_prefix) {
                 if let Some(b) = self.cs_use(now, e.cs, it.must_be_fresh) {
                     return Some(b);
@@ -67,7 +67,7 @@ impl Pcct {
         }
         let want = digest?;
         let pk = self.find_prefix(it.hashes, n.checked_sub(1)?, it.forwarding_hint_hash)?;
-        let pe = self.keys.get(pk)?;
+        let pe = self.keys.get_live(pk)?;
         if pe.cs == NIL || pe.indirect() {
             return None;
         }

@@ -75,7 +75,7 @@ impl Pcct {
             _ => {
                 let exact = self.find_key(key_hash(id as u64, fh), id, fh);
                 if let Some(e) = exact {
-                    let pending = self.keys.get(e).is_some_and(PccEntry::has_pit);
+                    let pending = self.keys.get_live(e).is_some_and(PccEntry::has_pit);
                     if pending && !matched.iter().any(|&(k, _)| k == e) {
                         matched.push((e, Relation::Exact));
                     }
@@ -96,7 +96,8 @@ impl Pcct {
                 let k = self
                     .digest_name_id(d, &mut digest)
                     .and_then(|dig_id| self.find_key(dig_id as u64, dig_id, None));
-                if let Some(k) = k.filter(|&k| self.keys.get(k).is_some_and(PccEntry::has_pit)) {
+                if let Some(k) = k.filter(|&k| self.keys.get_live(k).is_some_and(PccEntry::has_pit))
+                {
                     matched.push((k, Relation::Digest));
                 }
             }
@@ -104,7 +105,7 @@ impl Pcct {
 
         let mut parts = 0u32;
         for &(k, rel) in &matched {
-            let Some(pits) = self.keys.get(k).map(|e| e.pit) else {
+            let Some(pits) = self.keys.get_live(k).map(|e| e.pit) else {
                 continue;
             };
             for p in pits.into_iter().filter(|&p| p != NIL) {
@@ -156,12 +157,12 @@ impl Pcct {
 
     /// Whether key `k` holds a PIT part with CanBePrefix in-records.
     fn has_cbp_part(&self, k: u32) -> bool {
-        let Some(e) = self.keys.get(k) else {
+        let Some(e) = self.keys.get_live(k) else {
             return false;
         };
         e.pit
             .iter()
-            .any(|&p| self.pits.get(p).is_some_and(|x| x.n_cbp > 0))
+            .any(|&p| self.pits.get_live(p).is_some_and(|x| x.n_cbp > 0))
     }
 
     /// The name check behind a token: the live key it names, how that entry relates to the
@@ -220,7 +221,7 @@ impl Pcct {
         if rel != Relation::Prefix {
             return self.satisfy_all(now, p, in_face, start, out);
         }
-        let Some(e) = self.pits.get_mut(p) else {
+        let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
         let had_cbp = e.n_cbp > 0;
@@ -259,7 +260,7 @@ impl Pcct {
         start: usize,
         out: &mut Vec<Downstream>,
     ) -> bool {
-        let Some(e) = self.pits.get(p) else {
+        let Some(e) = self.pits.get_live(p) else {
             return false;
         };
         let v = View::new(e, &self.exts);

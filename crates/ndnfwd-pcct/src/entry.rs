@@ -20,6 +20,7 @@ use crate::list::{Link, Linked, NIL};
 use bytes::Bytes;
 use ndn_packet::LpToken;
 use ndn_packet::NackReason;
+use ndnfwd_table::Arena;
 
 /// In-records stored inside a PIT entry.
 pub const IN_INLINE: usize = 4;
@@ -239,6 +240,9 @@ impl Linked for PitEntry {
     }
     fn link_mut(&mut self) -> &mut Link {
         &mut self.link
+    }
+    fn entry_mut(arena: &mut Arena<Self>, i: u32) -> Option<&mut Self> {
+        arena.get_live_mut(i)
     }
 }
 

@@ -21,9 +21,16 @@ impl Link {
 }
 
 /// An arena entry that carries one [`Link`].
-pub(crate) trait Linked {
+pub(crate) trait Linked: Sized {
     fn link(&self) -> Link;
     fn link_mut(&mut self) -> &mut Link;
+
+    /// Entry `i` of `arena`, reached through a list (every index on a list is allocated, and
+    /// entries leave their list before they are freed). Checked access unless the entry type
+    /// allows [`Arena::get_live_mut`].
+    fn entry_mut(arena: &mut Arena<Self>, i: u32) -> Option<&mut Self> {
+        arena.get_mut(i)
+    }
 }
 
 /// Head, tail and length of one list. Front is the oldest (LRU / FIFO head).
@@ -51,12 +58,14 @@ impl List {
 
     /// Appends `i` (which must not be on any list) at the back.
     pub(crate) fn push_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
-        let Some(e) = arena.get_mut(i) else { return };
+        let Some(e) = T::entry_mut(arena, i) else {
+            return;
+        };
         *e.link_mut() = Link {
             prev: self.tail,
             next: NIL,
         };
-        match arena.get_mut(self.tail) {
+        match T::entry_mut(arena, self.tail) {
             Some(t) => t.link_mut().next = i,
             None => self.head = i,
         }
@@ -66,14 +75,16 @@ impl List {
 
     /// Unlinks `i`, which must be on this list.
     pub(crate) fn remove<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
-        let Some(e) = arena.get_mut(i) else { return };
+        let Some(e) = T::entry_mut(arena, i) else {
+            return;
+        };
         let Link { prev, next } = e.link();
         *e.link_mut() = Link::UNLINKED;
-        match arena.get_mut(prev) {
+        match T::entry_mut(arena, prev) {
             Some(p) => p.link_mut().next = next,
             None => self.head = next,
         }
-        match arena.get_mut(next) {
+        match T::entry_mut(arena, next) {
             Some(n) => n.link_mut().prev = prev,
             None => self.tail = prev,
         }

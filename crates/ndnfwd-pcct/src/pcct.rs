@@ -246,8 +246,9 @@ impl Pcct {
 
     pub(crate) fn find_key(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
         let keys = &self.keys;
-        self.table
-            .lookup(hash, |i| keys.get(i).is_some_and(|e| e.matches(id, fh)))
+        self.table.lookup(hash, |i| {
+            keys.get_live(i).is_some_and(|e| e.matches(id, fh))
+        })
     }
 
     /// Finds the key of the `n`-component prefix of a hashed name.
@@ -304,7 +305,7 @@ impl Pcct {
     }
 
     pub(crate) fn handle_of(&self, p: u32) -> Option<PitHandle> {
-        let e = self.pits.get(p)?;
+        let e = self.pits.get_live(p)?;
         Some(PitHandle {
             token: self.token_of(e.key),
             must_be_fresh: e.must_be_fresh,
@@ -322,7 +323,7 @@ impl Pcct {
     /// Makes room for one more in- (or out-) record of part `p`, attaching an extension block
     /// when the inline records are used up. False when the entry or the pool is full.
     pub(crate) fn reserve_record(&mut self, p: u32, out: bool) -> bool {
-        let Some(e) = self.pits.get_mut(p) else {
+        let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
         let (n, max) = if out {
@@ -351,11 +352,13 @@ impl Pcct {
     /// After in-records of part `p` changed: recount CanBePrefix records, recompute the expiry
     /// and re-file the timer. `had_cbp` is whether the part had CanBePrefix records before.
     pub(crate) fn refresh_part(&mut self, p: u32, had_cbp: bool) {
-        let Some(e) = self.pits.get(p) else { return };
+        let Some(e) = self.pits.get_live(p) else {
+            return;
+        };
         let v = View::new(e, &self.exts);
         let (n_cbp, expiry) = (v.count_cbp(), v.max_expiry());
         let old_expiry = e.expiry;
-        if let Some(e) = self.pits.get_mut(p) {
+        if let Some(e) = self.pits.get_live_mut(p) {
             e.n_cbp = n_cbp as u8;
             e.expiry = expiry;
         }
@@ -374,7 +377,7 @@ impl Pcct {
     pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
         self.wheel.cancel(&mut self.pits, p);
         // Only the bookkeeping fields are needed, not a copy of the whole entry.
-        let e = self.pits.get(p)?;
+        let e = self.pits.get_live(p)?;
         let (ext, n_cbp, key_index, must_be_fresh) = (e.ext, e.n_cbp, e.key, e.must_be_fresh);
         self.pits.free(p);
         if ext != NIL {
@@ -383,7 +386,7 @@ impl Pcct {
         if n_cbp > 0 {
             self.cbp_pending -= 1;
         }
-        let key = self.keys.get_mut(key_index)?;
+        let key = self.keys.get_live_mut(key_index)?;
         if key.digest() {
             self.digest_pending -= 1;
         }
@@ -444,7 +447,7 @@ impl Pcct {
     /// this call starts fetching, so reading them here would stall on the very miss it hides.
     #[inline]
     pub fn prefetch_interest_entries(&self, it: &InterestInfo<'_>) {
-        self.for_each_interest_candidate(it, |k| self.keys.prefetch(k));
+        self.for_each_interest_candidate(it, |k| self.keys.prefetch_value(k));
     }
 
     /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key.

@@ -83,7 +83,7 @@ impl Pcct {
         let k = self.find_key(key_hash(id as u64, fh), id, fh);
         let m = usize::from(it.must_be_fresh);
         let part = k
-            .and_then(|k| self.keys.get(k))
+            .and_then(|k| self.keys.get_live(k))
             .map(|e| e.pit[m])
             .filter(|&p| p != NIL);
         if let Some(p) = part {
@@ -122,7 +122,7 @@ impl Pcct {
     }
 
     fn is_loop(&self, p: u32, face: FaceId, nonce: u32) -> bool {
-        let Some(e) = self.pits.get(p) else {
+        let Some(e) = self.pits.get_live(p) else {
             return false;
         };
         let v = View::new(e, &self.exts);
@@ -161,7 +161,7 @@ impl Pcct {
             self.counters.pit_full += 1;
             return InterestOutcome::PitFull;
         };
-        let digest = match self.keys.get_mut(k) {
+        let digest = match self.keys.get_live_mut(k) {
             Some(key) => {
                 key.pit[usize::from(must_be_fresh)] = p;
                 key.digest()
@@ -181,13 +181,13 @@ impl Pcct {
     }
 
     fn aggregate(&mut self, now: u64, p: u32, rec: InRecord) -> InterestOutcome {
-        let Some(e) = self.pits.get(p) else {
+        let Some(e) = self.pits.get_live(p) else {
             return InterestOutcome::PitFull;
         };
         let had_cbp = e.n_cbp > 0;
         let retx = match View::new(e, &self.exts).in_position(rec.face) {
             Some(i) => {
-                if let Some(e) = self.pits.get_mut(p) {
+                if let Some(e) = self.pits.get_live_mut(p) {
                     if let Some(r) = Recs::new(e, &mut self.exts).in_at_mut(i) {
                         *r = rec;
                     }
@@ -221,7 +221,7 @@ impl Pcct {
     /// Adds an in-record; when full, first drops in-records that already expired.
     fn push_in_record(&mut self, now: u64, p: u32, rec: InRecord) -> bool {
         if !self.reserve_record(p, false) {
-            let Some(e) = self.pits.get_mut(p) else {
+            let Some(e) = self.pits.get_live_mut(p) else {
                 return false;
             };
             let mut recs = Recs::new(e, &mut self.exts);
@@ -236,7 +236,7 @@ impl Pcct {
                 return false;
             }
         }
-        let Some(e) = self.pits.get_mut(p) else {
+        let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
         Recs::new(e, &mut self.exts).push_in(rec)
@@ -245,7 +245,7 @@ impl Pcct {
     /// Retransmission suppression decision for an Interest joining part `p`.
     fn suppression(&mut self, now: u64, p: u32) -> bool {
         let max = self.cfg.suppress_max_ns;
-        let Some(e) = self.pits.get_mut(p) else {
+        let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
         if e.n_out == 0 {
@@ -268,7 +268,7 @@ impl Pcct {
         nonce: u32,
     ) -> Result<(), RecordError> {
         let p = self.handle_part(pit).ok_or(RecordError::NoEntry)?;
-        let e = self.pits.get_mut(p).ok_or(RecordError::NoEntry)?;
+        let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
         let mut recs = Recs::new(e, &mut self.exts);
         let rec = OutRecord {
@@ -290,7 +290,7 @@ impl Pcct {
         if !self.reserve_record(p, true) {
             return Err(RecordError::RecordsFull);
         }
-        let e = self.pits.get_mut(p).ok_or(RecordError::NoEntry)?;
+        let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         if Recs::new(e, &mut self.exts).push_out(rec) {
             Ok(())
         } else {
@@ -324,10 +324,10 @@ impl Pcct {
         let k = by_token.or_else(|| self.find_key(key_hash(id as u64, fh), id, fh));
         let m = usize::from(nk.must_be_fresh);
         let part = k
-            .and_then(|k| self.keys.get(k))
+            .and_then(|k| self.keys.get_live(k))
             .map(|e| e.pit[m])
             .filter(|&p| p != NIL);
-        let Some((p, e)) = part.and_then(|p| Some((p, self.pits.get_mut(p)?))) else {
+        let Some((p, e)) = part.and_then(|p| Some((p, self.pits.get_live_mut(p)?))) else {
             self.counters.nack_no_entry += 1;
             return NackOutcome::NoEntry;
         };
@@ -373,7 +373,12 @@ impl Pcct {
     ) -> Option<Range<usize>> {
         let p = self.handle_part(pit)?;
         let start = out.len();
-        push_downstreams(View::new(self.pits.get(p)?, &self.exts), now, None, out);
+        push_downstreams(
+            View::new(self.pits.get_live(p)?, &self.exts),
+            now,
+            None,
+            out,
+        );
         if let Some(k) = self.free_part(p) {
             self.maybe_free_key(k);
         }
@@ -406,7 +411,7 @@ impl Pcct {
         }));
         let mut done = FacePurge::default();
         for &p in &hit {
-            let Some(e) = self.pits.get_mut(p) else {
+            let Some(e) = self.pits.get_live_mut(p) else {
                 continue;
             };
             let had_cbp = e.n_cbp > 0;
@@ -447,7 +452,9 @@ impl Pcct {
         due.clear();
         self.wheel.advance(now, &mut self.pits, &mut due);
         for &p in &due {
-            let Some(e) = self.pits.get(p) else { continue };
+            let Some(e) = self.pits.get_live(p) else {
+                continue;
+            };
             let v = View::new(e, &self.exts);
             let last = v.outs().max_by_key(|r| r.sent).map(|r| r.nonce);
             let name_id = self.keys.get(e.key).map_or(0, |k| k.id);

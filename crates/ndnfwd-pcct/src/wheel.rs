@@ -38,7 +38,9 @@ impl Wheel {
 
     /// Files entry `i` under its `expiry` (it must not be scheduled).
     pub(crate) fn schedule(&mut self, pits: &mut Arena<PitEntry>, i: u32) {
-        let Some(e) = pits.get_mut(i) else { return };
+        let Some(e) = pits.get_live_mut(i) else {
+            return;
+        };
         let tick = (e.expiry >> TICK_SHIFT).max(self.cursor);
         let slot = (tick & self.mask) as u32;
         e.slot = slot;
@@ -49,7 +51,9 @@ impl Wheel {
 
     /// Removes entry `i` from the wheel if it is scheduled.
     pub(crate) fn cancel(&mut self, pits: &mut Arena<PitEntry>, i: u32) {
-        let Some(e) = pits.get_mut(i) else { return };
+        let Some(e) = pits.get_live_mut(i) else {
+            return;
+        };
         let slot = core::mem::replace(&mut e.slot, NIL);
         if let Some(l) = self.slots.get_mut(slot as usize) {
             l.remove(pits, i);
@@ -76,7 +80,7 @@ impl Wheel {
             };
             let mut at = list.front();
             while let Some(i) = at {
-                let Some(e) = pits.get_mut(i) else { break };
+                let Some(e) = pits.get_live_mut(i) else { break };
                 let next = e.link.next;
                 if e.expiry <= now {
                     e.slot = NIL;
