@@ -10,13 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use bytes::Bytes;
-use ndn_packet::data::Data;
 use ndn_packet::link::{LpToken, PacketKind, TxLp};
 use ndn_packet::{InterestBuilder, Name};
 use ndnfwd_workload::{GenToken, PatternMix};
 
 use super::client::Client;
 use super::stats::{Live, Tally};
+use super::wire::{data_content, has_params_digest, lifetime_tlv, InterestFields, Packer};
 
 /// How Interests are paced.
 #[derive(Debug, Clone, Copy)]
@@ -81,6 +81,19 @@ pub fn run(c: &mut Client, p: &Plan<'_>) -> Tally {
     let _ = getrandom::getrandom(&mut salt);
     let salt = u32::from_be_bytes(salt);
     let mut name_buf = Vec::with_capacity(256);
+    let mut packer = Packer::new();
+    let lifetime = lifetime_tlv(p.lifetime_ms);
+    // Patterns whose names are written straight (the builder checks the others: names read
+    // from a file, or a prefix with a digest component).
+    let direct: Vec<bool> = p
+        .mix
+        .patterns()
+        .iter()
+        .map(|c| {
+            !matches!(c.suffix, ndnfwd_workload::Suffix::Real(_))
+                && !has_params_digest(c.prefix.as_ref())
+        })
+        .collect();
     let mut i = 0u64;
     let mut last_send_ns = 0u64;
     let mut last_scan_ns = 0u64;
@@ -121,17 +134,29 @@ pub fn run(c: &mut Client, p: &Plan<'_>) -> Tally {
                 Pace::Rate(_) => 0,
             };
             p.mix.name_into(pick.pattern, seq, &mut name_buf);
-            let Ok(name) = Name::from_value(name_buf.clone()) else {
-                continue;
+            let fields = InterestFields {
+                name: &name_buf,
+                can_be_prefix: pick.can_be_prefix,
+                must_be_fresh: pick.must_be_fresh,
+                nonce: nonce(seq, salt),
+                lifetime: &lifetime,
             };
-            let Ok(wire) = InterestBuilder::new(name)
-                .can_be_prefix(pick.can_be_prefix)
-                .must_be_fresh(pick.must_be_fresh)
-                .lifetime_ms(p.lifetime_ms)
-                .nonce(nonce(seq, salt))
-                .encode()
-            else {
-                continue;
+            let wire = if direct.get(usize::from(pick.pattern)) == Some(&true) {
+                packer.pack(|out| fields.write(out))
+            } else {
+                let Ok(name) = Name::from_value(name_buf.clone()) else {
+                    continue;
+                };
+                let Ok(wire) = InterestBuilder::new(name)
+                    .can_be_prefix(fields.can_be_prefix)
+                    .must_be_fresh(fields.must_be_fresh)
+                    .lifetime_ms(p.lifetime_ms)
+                    .nonce(fields.nonce)
+                    .encode()
+                else {
+                    continue;
+                };
+                Bytes::from(wire)
             };
             let tok = GenToken {
                 thread: p.thread,
@@ -147,7 +172,7 @@ pub fn run(c: &mut Client, p: &Plan<'_>) -> Tally {
                 pit_token: LpToken::new(&tok.encode()).unwrap_or(LpToken::EMPTY),
                 ..TxLp::default()
             };
-            c.queue(None, PacketKind::Interest, Bytes::from(wire), lp);
+            c.queue(None, PacketKind::Interest, wire, lp);
             if let Some(pt) = t.patterns.get_mut(usize::from(pick.pattern)) {
                 pt.sent += 1;
             }
@@ -190,8 +215,7 @@ pub fn run(c: &mut Client, p: &Plan<'_>) -> Tally {
                     if let Some(pt) = pt {
                         pt.data += 1;
                     }
-                    if let Ok(d) = Data::new_checked(&pkt.wire) {
-                        let content = d.content().unwrap_or_default();
+                    if let Some(content) = data_content(&pkt.wire) {
                         t.content_bytes += content.len() as u64;
                         if p.sample_content && t.content_sample.is_none() {
                             let cut = content.get(..256).unwrap_or(content);

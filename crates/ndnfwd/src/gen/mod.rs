@@ -20,6 +20,7 @@ mod client;
 mod consumer;
 mod producer;
 mod stats;
+mod wire;
 
 pub use stats::cpu_seconds;
 

@@ -4,7 +4,6 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bytes::Bytes;
-use ndn_packet::interest::Interest;
 use ndn_packet::link::{PacketKind, TxLp};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::{DataBuilder, DataSignature, NackReason, Name, NameRef};
@@ -12,6 +11,7 @@ use ndnfwd_workload::{producer_rule, ProducerPattern, Reply, Signing, NULL_SIGNA
 
 use super::client::Client;
 use super::stats::Live;
+use super::wire::{interest_name, Packer};
 
 /// SignatureInfo holding SignatureType 200 ("null") and an empty SignatureValue.
 fn null_signature() -> DataSignature {
@@ -24,7 +24,7 @@ fn null_signature() -> DataSignature {
 
 /// How one rule's Data are encoded. With the null signature everything after the Name (MetaInfo,
 /// Content, SignatureInfo, SignatureValue) is the same for every reply, so it is encoded once
-/// and each reply is one allocation and one copy: Data header, the Interest's Name, the tail.
+/// and each reply is one copy into the burst's buffer: Data header, the Interest's Name, the tail.
 /// A DigestSha256 covers the Name, so those Data go through the builder each time.
 enum DataEncoder {
     /// The encoded bytes that follow the Name.
@@ -60,21 +60,25 @@ impl DataEncoder {
     }
 
     /// The Data answering an Interest whose Name TLV is `name_wire`.
-    fn encode(&self, rule: &ProducerPattern, name_wire: &[u8], name: NameRef<'_>) -> Option<Bytes> {
-        let wire = match self {
-            Self::Template(tail) => {
+    fn encode(
+        &self,
+        packer: &mut Packer,
+        rule: &ProducerPattern,
+        name_wire: &[u8],
+        name: NameRef<'_>,
+    ) -> Option<Bytes> {
+        match self {
+            Self::Template(tail) => Some(packer.pack(|w| {
                 let len = name_wire.len() + tail.len();
-                let mut w = Vec::with_capacity(tlv::tlv_len(tt::DATA, len));
-                tlv::write_header(&mut w, tt::DATA, len);
+                tlv::write_header(w, tt::DATA, len);
                 w.extend_from_slice(name_wire);
                 w.extend_from_slice(tail);
-                w
-            }
+            })),
             Self::Builder { payload } => builder(rule, name.to_name(), payload.clone())
                 .encode()
-                .ok()?,
-        };
-        Some(Bytes::from(wire))
+                .ok()
+                .map(Bytes::from),
+        }
     }
 }
 
@@ -113,19 +117,19 @@ pub fn run(
 ) -> Result<Served, String> {
     let encoders: Vec<DataEncoder> = rules.iter().map(DataEncoder::new).collect();
     let mut s = Served::default();
+    let mut packer = Packer::new();
     while !stop.load(Ordering::Relaxed) && (limit == 0 || total.load(Ordering::Relaxed) < limit) {
         c.poll(20)?;
         let (d0, n0) = (s.data, s.nacks);
         let rx = core::mem::take(&mut c.rx);
         for p in &rx {
-            let i = match (p.kind, Interest::new_checked(&p.wire)) {
-                (PacketKind::Interest, Ok(i)) => i,
-                _ => {
-                    s.ignored += 1;
-                    continue;
-                }
+            let Some((name_wire, name)) =
+                interest_name(&p.wire).filter(|_| p.kind == PacketKind::Interest)
+            else {
+                s.ignored += 1;
+                continue;
             };
-            let Some(k) = producer_rule(rules, i.name()) else {
+            let Some(k) = producer_rule(rules, name) else {
                 s.ignored += 1;
                 continue;
             };
@@ -137,7 +141,7 @@ pub fn run(
                 ..TxLp::default()
             };
             match rule.reply {
-                Reply::Data => match encoder.encode(rule, i.name_wire(), i.name()) {
+                Reply::Data => match encoder.encode(&mut packer, rule, name_wire, name) {
                     Some(w) => {
                         c.queue(Some(p.face), PacketKind::Data, w, lp);
                         s.data += 1;
@@ -186,11 +190,14 @@ mod tests {
                 .."prefix=/e2e".parse::<ProducerPattern>().unwrap()
             };
             let enc = DataEncoder::new(&rule);
+            let mut packer = Packer::new();
             assert!(matches!(enc, DataEncoder::Template(_)));
             for uri in names {
                 let name = Name::from_uri(uri).unwrap();
                 let wire = name.to_wire();
-                let got = enc.encode(&rule, &wire, name.as_ref()).unwrap();
+                let got = enc
+                    .encode(&mut packer, &rule, &wire, name.as_ref())
+                    .unwrap();
                 let payload_bytes = b"ndnfwd ".iter().copied().cycle().take(payload).collect();
                 let want = builder(&rule, name.clone(), payload_bytes)
                     .encode()
