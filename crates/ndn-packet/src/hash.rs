@@ -234,17 +234,24 @@ impl PrefixHashes {
         }
     }
 
-    /// The 64-bit table hash of the prefix of `i` components.
-    #[inline]
+    /// The 64-bit table hash of the prefix of `i` components. The cached read is inlined into
+    /// the caller; the first read of a prefix calls out to finalize it.
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Option<u64> {
         let p = self.prefixes.get(i)?;
         let cached = p.h1.get();
         if cached != 0 {
             return Some(cached);
         }
+        Some(self.finalize_h1(p))
+    }
+
+    /// Finalizes and caches the table hash of `p`.
+    #[inline(never)]
+    fn finalize_h1(&self, p: &Prefix) -> u64 {
         let h1 = self.finish1(p).0;
         p.h1.set(h1);
-        Some(h1)
+        h1
     }
 
     /// The table hash of the whole name.
