@@ -168,7 +168,8 @@ fn finish2<const D: usize>(mut v: Finished) -> u64 {
 }
 
 /// One prefix, not yet finalized: the state after its whole words and its last block. Both
-/// output words are computed on first use and kept.
+/// output words are computed on first use and kept; 0 in a cache cell means "not computed" (a
+/// word that really is 0, one chance in 2^64, is simply recomputed on every read).
 #[derive(Clone)]
 struct Prefix {
     state: Sip,
@@ -199,15 +200,6 @@ impl Prefix {
 pub struct PrefixHashes {
     prefixes: Vec<Prefix>,
     variant: SipVariant,
-    /// Bit `i` set: `prefixes[i].h1` is computed (prefixes past 63 are recomputed each time).
-    have_h1: Cell<u64>,
-    /// Bit `i` set: `prefixes[i].h2` is computed.
-    have_h2: Cell<u64>,
-}
-
-/// The cache bit of prefix `i`, 0 past the bitmap.
-fn bit(i: usize) -> u64 {
-    1u64.checked_shl(i as u32).unwrap_or(0)
 }
 
 impl PrefixHashes {
@@ -242,18 +234,24 @@ impl PrefixHashes {
         }
     }
 
-    /// The 64-bit table hash of the prefix of `i` components.
-    #[inline]
+    /// The 64-bit table hash of the prefix of `i` components. The cached read is inlined into
+    /// the caller; the first read of a prefix calls out to finalize it.
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Option<u64> {
         let p = self.prefixes.get(i)?;
-        let b = bit(i);
-        if self.have_h1.get() & b != 0 {
-            return Some(p.h1.get());
+        let cached = p.h1.get();
+        if cached != 0 {
+            return Some(cached);
         }
+        Some(self.finalize_h1(p))
+    }
+
+    /// Finalizes and caches the table hash of `p`.
+    #[inline(never)]
+    fn finalize_h1(&self, p: &Prefix) -> u64 {
         let h1 = self.finish1(p).0;
         p.h1.set(h1);
-        self.have_h1.set(self.have_h1.get() | b);
-        Some(h1)
+        h1
     }
 
     /// The table hash of the whole name.
@@ -266,19 +264,18 @@ impl PrefixHashes {
     /// its low word is the table hash.
     pub fn id128(&self, i: usize) -> Option<u128> {
         let p = self.prefixes.get(i)?;
-        let b = bit(i);
-        if self.have_h2.get() & b == 0 {
-            let (h1, f) = self.finish1(p);
-            let h2 = match self.variant {
+        let (mut h1, mut h2) = (p.h1.get(), p.h2.get());
+        if h2 == 0 {
+            let f;
+            (h1, f) = self.finish1(p);
+            h2 = match self.variant {
                 SipVariant::Sip13 => finish2::<3>(f),
                 SipVariant::Sip24 => finish2::<4>(f),
             };
             p.h1.set(h1);
             p.h2.set(h2);
-            self.have_h1.set(self.have_h1.get() | b);
-            self.have_h2.set(self.have_h2.get() | b);
         }
-        Some(u128::from(p.h2.get()) << 64 | u128::from(p.h1.get()))
+        Some(u128::from(h2) << 64 | u128::from(h1))
     }
 }
 
@@ -340,8 +337,6 @@ impl NameHasher {
     #[inline(always)]
     fn one_pass<const C: usize>(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
         out.variant = self.variant;
-        out.have_h1.set(0);
-        out.have_h2.set(0);
         out.prefixes.clear();
         let mut s = self.root;
         out.prefixes.push(Prefix::new(s, 0));
@@ -448,9 +443,9 @@ mod tests {
     }
 
     #[test]
-    fn prefixes_past_the_cache_bitmap_are_recomputed_from_their_own_state() {
-        // 70 components: prefixes 64..=70 are not cached, so reading one twice, in either
-        // order, must finish from the absorbing state each time.
+    fn long_names_cache_every_prefix_and_reads_repeat() {
+        // 70 components (past any 64-bit bookkeeping): reading a prefix twice, in either order,
+        // must give the reference hashes from the cache or from the absorbing state.
         let name = (0..70u8).fold(Name::new(), |n, c| n.push([c; 3]));
         let h = NameHasher::new(KEY, SipVariant::Sip13);
         let mut out = PrefixHashes::default();

@@ -254,12 +254,17 @@ impl FibReader {
     /// [`FibReader::probe_plan`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
-        self.shared
-            .for_each_planned(hashes, |h| self.shared.table.prefetch(h));
+        self.shared.for_each_planned(hashes, |h| {
+            self.shared.table.prefetch(h);
+            false
+        });
     }
 
     /// Speculative entry prefetch (seed 002's Speculative HT Lookup): prefetches the entry
-    /// behind every fingerprint match in the buckets of the probe plan. Call it one step after
+    /// behind every fingerprint match in the buckets of the probe plan, stopping, for
+    /// longest-first and two-stage, after the first bucket (longest prefix first) holding one:
+    /// those lookups end at their first hit, so shorter prefixes' buckets are only read after a
+    /// fingerprint false positive. Call it one step after
     /// [`FibReader::prefetch`] with the same hashes, once those buckets are in cache; it reads
     /// only the buckets and writes nothing, so it never changes a lookup's result, and any
     /// hashes (empty, other keys, any length) are fine. Nexthop sets are not prefetched: their
@@ -274,8 +279,10 @@ impl FibReader {
     /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
     /// search the first probe of the search path and both possible second probes.
     pub fn probe_plan(&self, hashes: &PrefixHashes, out: &mut impl Extend<u64>) {
-        self.shared
-            .for_each_planned(hashes, |h| out.extend(core::iter::once(h)));
+        self.shared.for_each_planned(hashes, |h| {
+            out.extend(core::iter::once(h));
+            false
+        });
     }
 
     fn make_match(&self, entry: u32, depth: usize) -> Option<FibMatch<'_>> {
@@ -290,17 +297,21 @@ impl FibReader {
 }
 
 impl Shared {
-    fn for_each_planned(&self, hashes: &PrefixHashes, mut f: impl FnMut(u64)) {
+    /// Calls `f` with the table hash of each depth of the probe plan. For longest-first and
+    /// two-stage (whose plan is a top-down run of probes ending at the first hit) the plan stops
+    /// when `f` returns true, "this depth would likely hit"; binary search ignores it (any of
+    /// its planned probes may follow a hit).
+    fn for_each_planned(&self, hashes: &PrefixHashes, mut f: impl FnMut(u64) -> bool) {
         let cfg = Published::unpack(self.config.load(Ordering::Acquire));
         let n = hashes.components();
-        let mut depth = |l: usize| {
-            if let Some(h) = hashes.get(l) {
-                f(h);
-            }
-        };
+        let mut depth = |l: usize| hashes.get(l).is_some_and(&mut f);
         match cfg.algorithm {
-            LpmAlgorithm::LongestFirst => (1..=n.min(usize::from(cfg.k))).rev().for_each(depth),
-            LpmAlgorithm::TwoStage => (1..=n.min(usize::from(cfg.m))).rev().for_each(depth),
+            LpmAlgorithm::LongestFirst => {
+                (1..=n.min(usize::from(cfg.k))).rev().any(depth);
+            }
+            LpmAlgorithm::TwoStage => {
+                (1..=n.min(usize::from(cfg.m))).rev().any(depth);
+            }
             LpmAlgorithm::BinarySearch => {
                 let (lo, mut hi) = (1usize, (1usize << cfg.d) - 1);
                 while lo <= hi {
@@ -324,10 +335,19 @@ impl Shared {
         }
     }
 
-    /// Entry indices behind fingerprint matches in the buckets of the probe plan (a hint: may
-    /// include other prefixes' entries and, under concurrent writes, miss some).
+    /// Entry indices behind fingerprint matches in the buckets of the probe plan, up to the
+    /// first bucket holding one for the top-down algorithms (a hint: may include other
+    /// prefixes' entries and, after a fingerprint false positive or under concurrent writes,
+    /// miss some).
     fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(u32)) {
-        self.for_each_planned(hashes, |h| self.table.candidates(h, &mut f));
+        self.for_each_planned(hashes, |h| {
+            let mut any = false;
+            self.table.candidates(h, |i| {
+                any = true;
+                f(i);
+            });
+            any
+        });
     }
 
     #[inline(always)]
@@ -537,6 +557,22 @@ mod tests {
             r.shared
                 .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |i| seen.push(i));
             assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
+            // Top-down algorithms stop at the first bucket with a candidate: /a/b/c's entry is
+            // found at depth 3, so /a/b's and /a's buckets are not scanned.
+            let h = hashes_of(&hasher, "/a/b/c/d");
+            let hit = r.lookup(&h).unwrap().entry();
+            let mut seen = Vec::new();
+            r.shared.for_each_candidate(&h, |i| seen.push(i));
+            if algorithm == LpmAlgorithm::BinarySearch {
+                assert!(seen.contains(&hit), "{algorithm:?}: {seen:?}");
+            } else {
+                assert_eq!(seen, vec![hit], "{algorithm:?}");
+            }
+            // The bucket prefetch plan is not cut: depths 3, 2, 1 (binary search: 2, then 1
+            // and 3).
+            let mut plan = Vec::new();
+            r.probe_plan(&h, &mut plan);
+            assert_eq!(plan.len(), 3, "{algorithm:?}");
         }
     }
 }

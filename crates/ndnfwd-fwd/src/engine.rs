@@ -15,8 +15,8 @@
 //! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i) |
 //!
 //! The speculative step is seed 002's SHTL: the entries behind every fingerprint match of the
-//! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over every
-//! depth of the probe plan, including prefixes the LPM will not end at, and
+//! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over the
+//! probe plan's depths, for the top-down LPMs only up to the first bucket with a match, and
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
 //! the packet before. Correctness never depends on the mode: prefetches are hints, and table
 //! lookups and updates run in packet order.
