@@ -316,7 +316,7 @@ impl IoStage {
             return false;
         }
         add(&self.stats.tx_packets, self.tx.len() as u64);
-        self.faces.send_burst(&self.tx);
+        self.faces.send_burst(&mut self.tx);
         self.tx.clear();
         true
     }

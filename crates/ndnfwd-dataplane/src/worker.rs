@@ -283,9 +283,15 @@ impl WorkerStage {
         let start = out.len();
         self.engine.process(now, burst, out);
         WorkerStats::bump(&self.stats.bursts);
-        let owners = &self.owners;
-        for tx in out.extract_if(start.., |t| owners.get(t.face) != Some(Owner::Io(local))) {
-            self.route(tx);
+        // Outputs for other owners are rare (the internal face): take them out one by one, in
+        // order (`Vec::extract_if` needs Rust 1.87, above the MSRV).
+        let mut i = start;
+        while let Some(t) = out.get(i) {
+            if self.owners.get(t.face) == Some(Owner::Io(local)) {
+                i += 1;
+            } else {
+                self.route(out.remove(i));
+            }
         }
     }
 

@@ -52,7 +52,7 @@ fn pkt(kind: PacketKind, wire: Bytes, token: bool) -> TxPacket {
 fn through(tx: &mut LinkService, rx: &mut LinkService, p: &TxPacket, s: &mut Scratch) -> usize {
     s.heads.clear();
     s.frames.clear();
-    tx.encode(p, &mut s.heads, &mut s.frames, &s.c);
+    tx.encode(&mut p.clone(), &mut s.heads, &mut s.frames, &s.c);
     let mut n = 0;
     for f in &s.frames {
         let frame = if f.head.is_empty() {

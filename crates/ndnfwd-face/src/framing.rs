@@ -50,6 +50,14 @@ impl StreamFramer {
 
     /// Splits off the next whole element, if it is all in.
     pub(crate) fn next_frame(&mut self) -> Result<Option<Bytes>, FramingError> {
+        // Fast path: a one-byte TLV-TYPE and TLV-LENGTH (frames up to 254 bytes), all in and
+        // within the maximum; anything else takes the general path below.
+        if let [1..=252, l @ 0..=252, ..] = self.buf[..] {
+            let total = usize::from(l) + 2;
+            if self.buf.len() >= total && total <= self.max_frame {
+                return Ok(Some(self.buf.split_to(total).freeze()));
+            }
+        }
         let header = match tlv::read_var_number(&self.buf) {
             Ok((0, _)) => return Err(FramingError::BadHeader),
             Ok((_, tl)) => self
@@ -138,6 +146,13 @@ mod tests {
         assert_eq!(f.next_frame(), Err(FramingError::BadHeader));
         let mut f = StreamFramer::new(8800);
         feed(&mut f, &[0, 1, 0]);
+        assert_eq!(f.next_frame(), Err(FramingError::BadHeader));
+        // One-byte headers too: a small element over a small maximum, a zero type.
+        let mut f = StreamFramer::new(4);
+        feed(&mut f, &[5, 3, 1, 2, 3]);
+        assert_eq!(f.next_frame(), Err(FramingError::TooLarge));
+        let mut f = StreamFramer::new(8800);
+        feed(&mut f, &[0, 0]);
         assert_eq!(f.next_frame(), Err(FramingError::BadHeader));
         // A header cut anywhere is just incomplete.
         let mut f = StreamFramer::new(8800);

@@ -33,6 +33,8 @@ pub use sys::Poller;
 pub use table::{FaceError, FaceTable, FaceTableConfig, TableStats};
 pub use uri::{FaceUri, MacAddr, UriError};
 
+use ndn_packet::link::TxPacket;
+
 /// Largest network packet (NDN's `MAX_NDN_PACKET_SIZE`).
 pub const MAX_PACKET_LEN: usize = 8800;
 
@@ -53,3 +55,41 @@ const _: fn() = || {
     is_send::<FaceTable>();
     is_send::<LinkService>();
 };
+
+/// A packet [`FaceTable::send_burst`] takes. It encodes in place and moves the packet's
+/// buffer into its frame: a `&mut TxPacket` (`vec.iter_mut()`, `&mut vec`) is left with an empty
+/// `wire`, an owned `TxPacket` is consumed, and a `&TxPacket` is cloned first (one more
+/// reference to its buffer).
+pub trait TxItem {
+    /// The packet to encode: `self` when it is a `&mut`, else `self` stored in `scratch`.
+    fn packet<'s>(self, scratch: &'s mut Option<TxPacket>) -> &'s mut TxPacket
+    where
+        Self: 's;
+}
+
+impl TxItem for &mut TxPacket {
+    fn packet<'s>(self, _: &'s mut Option<TxPacket>) -> &'s mut TxPacket
+    where
+        Self: 's,
+    {
+        self
+    }
+}
+
+impl TxItem for TxPacket {
+    fn packet<'s>(self, scratch: &'s mut Option<TxPacket>) -> &'s mut TxPacket
+    where
+        Self: 's,
+    {
+        scratch.insert(self)
+    }
+}
+
+impl TxItem for &TxPacket {
+    fn packet<'s>(self, scratch: &'s mut Option<TxPacket>) -> &'s mut TxPacket
+    where
+        Self: 's,
+    {
+        scratch.insert(self.clone())
+    }
+}

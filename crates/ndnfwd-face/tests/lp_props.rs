@@ -31,7 +31,12 @@ fn encode(mtu: usize, p: &TxPacket) -> Vec<Bytes> {
     };
     let mut ls = LinkService::new(cfg, u64::MAX - 3); // sequence numbers wrap around
     let (mut heads, mut frames) = (Vec::new(), Vec::new());
-    assert!(ls.encode(p, &mut heads, &mut frames, &FaceCounters::default()));
+    assert!(ls.encode(
+        &mut p.clone(),
+        &mut heads,
+        &mut frames,
+        &FaceCounters::default()
+    ));
     frames
         .iter()
         .map(|f| {

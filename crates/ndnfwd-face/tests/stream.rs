@@ -60,11 +60,15 @@ fn unix_face_pair_exchanges_whole_packets_and_reports_close() {
         assert_eq!(g.wire, s.wire);
         assert_eq!(g.face, fa);
     }
-    let up: Vec<_> = (0..30u32)
+    // Packets passed by `&mut` give their buffers to the frames; borrowed ones (above) stay.
+    let mut up: Vec<_> = (0..30u32)
         .map(|i| tx(fa, PacketKind::Interest, interest(i, 0)))
         .collect();
-    app.send_burst(&up);
-    assert_eq!(recv_n(&mut fwd, 30, 100).len(), 30);
+    let wires: Vec<_> = up.iter().map(|p| p.wire.clone()).collect();
+    assert_eq!(app.send_burst(&mut up), 30);
+    assert!(up.iter().all(|p| p.wire.is_empty()));
+    let got = recv_n(&mut fwd, 30, 100);
+    assert_eq!(got.into_iter().map(|p| p.wire).collect::<Vec<_>>(), wires);
 
     // The app goes away: the forwarder sees the face go down.
     let counters = fwd.counters(ff).unwrap();

@@ -82,7 +82,7 @@ impl CtlFace {
             },
             wire: Bytes::copy_from_slice(wire),
         };
-        if self.table.send_burst(&[p]) != 1 {
+        if self.table.send_burst([p]) != 1 {
             return Err(ExchangeError::Io(std::io::ErrorKind::BrokenPipe));
         }
         let deadline = Instant::now() + Duration::from_millis(LIFETIME_MS);

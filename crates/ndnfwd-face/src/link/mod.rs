@@ -270,11 +270,12 @@ impl LinkService {
         })
     }
 
-    /// Encodes `pkt` into frames appended to `out`, writing LpPacket heads into `heads`.
-    /// Returns false (and counts the drop) when the packet is invalid or cannot fit the MTU.
+    /// Encodes `pkt` into frames appended to `out`, writing LpPacket heads into `heads`; an
+    /// unfragmented packet moves its buffer into its frame (`pkt.wire` is left empty). Returns
+    /// false (and counts the drop) when the packet is invalid or cannot fit the MTU.
     pub fn encode(
         &mut self,
-        pkt: &TxPacket,
+        pkt: &mut TxPacket,
         heads: &mut Vec<u8>,
         out: &mut Vec<Frame>,
         counters: &FaceCounters,
@@ -303,8 +304,8 @@ impl LinkService {
             };
             match head {
                 Some(h) if h + len <= limit => {
-                    self.emit(heads, start, pkt.wire.clone(), out, counters);
                     counters.count_out(pkt.kind);
+                    self.emit(heads, start, core::mem::take(&mut pkt.wire), out, counters);
                     return true;
                 }
                 // Over the MTU: the general path fragments it.
@@ -330,7 +331,7 @@ impl LinkService {
             if !fields.is_empty() {
                 head::write_head(heads, None, &fields, len);
             }
-            self.emit(heads, start, pkt.wire.clone(), out, counters);
+            self.emit(heads, start, core::mem::take(&mut pkt.wire), out, counters);
         } else if self.cfg.mtu.is_none() || !self.fragment(pkt, &fields, heads, out, counters) {
             counters.drop(DropReason::TxOverMtu);
             return false;

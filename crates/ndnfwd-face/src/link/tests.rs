@@ -57,7 +57,7 @@ fn tx(kind: PacketKind, wire: Bytes) -> TxPacket {
 /// Encodes `p` and returns each frame as wire bytes.
 fn encode(ls: &mut LinkService, c: &FaceCounters, p: &TxPacket) -> Option<Vec<Bytes>> {
     let (mut heads, mut frames) = (Vec::new(), Vec::new());
-    if !ls.encode(p, &mut heads, &mut frames, c) {
+    if !ls.encode(&mut p.clone(), &mut heads, &mut frames, c) {
         return None;
     }
     let wires = frames.iter().map(|f| {

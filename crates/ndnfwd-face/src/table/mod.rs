@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use ndn_packet::link::{FaceScope, LinkType, RxPacket, TxPacket};
+use ndn_packet::link::{FaceScope, LinkType, RxPacket};
 use ndn_packet::FaceId;
 
 use crate::counters::FaceCounters;
@@ -26,6 +26,7 @@ use crate::link::{Frame, LinkConfig, LinkService};
 use crate::sys::{Poller, RawAddr, SendBatch};
 use crate::transport::{Demux, Endpoint, Queued, Status};
 use crate::uri::FaceUri;
+use crate::TxItem;
 
 pub use open::FaceError;
 
@@ -536,14 +537,23 @@ impl FaceTable {
     }
 
     /// Encodes and sends a burst; packets for unknown faces, invalid packets and packets the
-    /// socket refuses are dropped and counted. Returns how many packets were encoded.
-    pub fn send_burst(&mut self, pkts: &[TxPacket]) -> usize {
+    /// socket refuses are dropped and counted. Returns how many packets were encoded. Packets
+    /// passed by `&mut` or by value give their buffers to the frames (see [`TxItem`]); borrowed
+    /// ones are cloned.
+    pub fn send_burst<I>(&mut self, pkts: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: TxItem,
+    {
         let mut accepted = 0;
         // Bursts come in runs for one face: look the face up once per run.
         let mut cur: Option<&mut FaceState> = None;
+        let mut scratch = None;
         for p in pkts {
-            if cur.as_ref().is_none_or(|f| f.info.id != p.face) {
-                cur = self.faces.map.get_mut(&p.face);
+            let p = p.packet(&mut scratch);
+            let face = p.face;
+            if cur.as_ref().is_none_or(|f| f.info.id != face) {
+                cur = self.faces.map.get_mut(&face);
             }
             let Some(f) = cur.as_deref_mut() else {
                 self.faces.stats.tx_unknown_face += 1;
@@ -569,7 +579,7 @@ impl FaceTable {
                 self.touched.push(f.endpoint);
             }
             let queued = |frame| Queued {
-                face: p.face,
+                face,
                 frame,
                 dest: f.dest,
             };
