@@ -7,6 +7,9 @@ use bytes::{Bytes, BytesMut};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::NameRef;
 
+/// Packets longer than this get a buffer of their own instead of a slice of a shared block.
+const OWN_BUFFER: usize = 4096;
+
 /// Packs the packets of a burst into one growing buffer and hands each out as a `Bytes` view.
 pub struct Packer {
     buf: BytesMut,
@@ -23,10 +26,22 @@ impl Packer {
         }
     }
 
-    /// Appends what `write` writes (to a cleared scratch vector) and returns it as one packet.
+    /// Appends what `write` writes (to a cleared scratch vector) and returns it as one packet
+    /// (a packet over [`OWN_BUFFER`] bytes is returned in the scratch vector itself).
     pub fn pack(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Bytes {
         self.scratch.clear();
         write(&mut self.scratch);
+        if self.scratch.len() > OWN_BUFFER {
+            // A large packet keeps the buffer it was written in, as before the packer: packing
+            // it would copy it once more, and a few of them fill a block. (With 8 KB Data in
+            // shared blocks, the producer's CPU per Data was up to 2.8x in 4 of 6 `bench e2e`
+            // runs.) The next scratch vector starts at the same capacity, so it never regrows.
+            let cap = self.scratch.capacity();
+            return Bytes::from(core::mem::replace(
+                &mut self.scratch,
+                Vec::with_capacity(cap),
+            ));
+        }
         if self.buf.capacity() < self.scratch.len() {
             // A fresh block (or the old one, once every packet cut from it is gone).
             self.buf.reserve(self.scratch.len().max(64 * 1024));
@@ -118,6 +133,39 @@ pub fn interest_name(wire: &[u8]) -> Option<(&[u8], NameRef<'_>)> {
 mod tests {
     use super::*;
     use ndn_packet::{Data, DataBuilder, Interest, InterestBuilder, Name};
+
+    /// Small packets are views of one shared block, large ones keep their own buffer; either
+    /// way each packet holds exactly what was written, whatever came before it.
+    #[test]
+    fn packer_hands_out_exactly_what_was_written() {
+        let mut p = Packer::new();
+        let sizes = [
+            10,
+            OWN_BUFFER,
+            OWN_BUFFER + 1,
+            8000,
+            3,
+            60_000,
+            100,
+            8000,
+            1,
+        ];
+        let packets: Vec<(Bytes, u8)> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let b = i as u8;
+                (p.pack(|w| w.resize(n, b)), b)
+            })
+            .collect();
+        for ((pkt, b), n) in packets.iter().zip(sizes) {
+            assert_eq!(pkt.len(), n);
+            assert!(pkt.iter().all(|x| x == b));
+        }
+        let a = p.pack(|w| w.extend_from_slice(b"ab"));
+        let c = p.pack(|w| w.extend_from_slice(b"cd"));
+        assert_eq!((&a[..], &c[..]), (&b"ab"[..], &b"cd"[..]));
+    }
 
     #[test]
     fn interest_fields_equal_builder_bytes() {
