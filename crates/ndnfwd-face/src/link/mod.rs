@@ -84,19 +84,18 @@ pub(crate) struct RxFields {
 const NO_CACHE: u64 = 1;
 
 fn rx_fields(h: &LpHeaders<'_>) -> RxFields {
-    RxFields {
-        lp: RxLp {
-            pit_token: h.pit_token.and_then(LpToken::new).unwrap_or_default(),
-            nack: h.nack,
-            congestion_mark: h.congestion_mark.unwrap_or(0),
-            next_hop_face_id: h.next_hop_face_id,
-            no_cache: false,
-        },
-        cache_policy: h.cache_policy,
-    }
+    let common = CommonFields {
+        pit_token: h.pit_token,
+        nack: h.nack,
+        congestion_mark: h.congestion_mark,
+    };
+    let mut fields = common_fields(&common);
+    fields.lp.next_hop_face_id = h.next_hop_face_id;
+    fields.cache_policy = h.cache_policy;
+    fields
 }
 
-/// The fields of a common frame: the same as [`rx_fields`] gives for its headers.
+/// The fields of a common frame ([`rx_fields`] adds the local-face fields to these).
 #[inline]
 fn common_fields(c: &CommonFields<'_>) -> RxFields {
     RxFields {
