@@ -217,7 +217,7 @@ mod tests {
             "e2e",
             "ndnfwd bench e2e --duration 1",
             &format!(
-                r#"{{"bench":"e2e",{machine},"forwarder":"ndnfwd","window":64,"consumer_threads":1,"duration_s":1,"rows":[{{"face":"unix","payload":100,"path":"forwarder","data_per_sec":47000.0,"rtt_p50_ms":1.2,"rtt_p99_ms":3.4}}],"skipped":[{{"face":"ether","payload":100,"reason":"needs root"}}],"self_test_ratios":[]}}"#
+                r#"{{"bench":"e2e",{machine},"forwarder":"ndnfwd","window":64,"stream_window":256,"consumer_threads":1,"duration_s":1,"rows":[{{"face":"unix","payload":100,"path":"forwarder","window":256,"data_per_sec":47000.0,"rtt_p50_ms":1.2,"rtt_p99_ms":3.4}}],"skipped":[{{"face":"ether","payload":100,"reason":"needs root"}}],"self_test_ratios":[]}}"#
             ),
         );
         write(
@@ -244,7 +244,8 @@ mod tests {
             "| 1048576 | 2 | TwoStage | 4 | speculative | 4000 (-) | 1.25x | 0.500 | 900 (-) |",
             "| 1048576 | 2 | BinarySearch | 4 | none | 4500 (-) | 1.00x |",
             "ndnfwd bench engine --algo all --workers 2",
-            "| unix | 100 | forwarder | 47000 | 1.200 | 3.400 |",
+            "| unix | 100 | forwarder | 256 | 47000 | 1.200 | 3.400 |",
+            "window per thread: 256 on the Unix stream rows and the self-test, 64 on datagram faces",
             "skipped ether 100 B: needs root",
             "| 2 | speculative | 3000 | 0.950 | 900 | 1.900 | 2.00 |",
             "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data. Each worker's CPU cycles per Interest: - with 1 worker, - with 2",

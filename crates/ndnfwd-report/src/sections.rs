@@ -73,24 +73,28 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     md.push_str("## End to end: consumer -> forwarder -> producer\n\n");
     let _ = writeln!(
         md,
-        "`ndnfwd gen` consumer ({} thread(s), window {} per thread) and producer (signing: {}) \
-         as separate processes; forwarder under test: {}; {} s of traffic per case. `self-test` connects the \
-         consumer straight to a listening producer (no forwarder): the generator's own ceiling.\n",
+        "`ndnfwd gen` consumer ({} thread(s); window per thread: {} on the Unix stream rows and the \
+         self-test, {} on datagram faces, where a deeper one only overflows queues) and producer \
+         (signing: {}) as separate processes; forwarder under test: {}; {} s of traffic per case. \
+         `self-test` connects the consumer straight to a listening producer (no forwarder): the \
+         generator's own ceiling.\n",
         v["consumer_threads"],
+        v["stream_window"],
         v["window"],
         v["producer_signing"].as_str().unwrap_or("?"),
         v["forwarder"].as_str().unwrap_or("?"),
         v["duration_s"]
     );
-    md.push_str("| face | payload B | path | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let rows = v["rows"].as_array().cloned().unwrap_or_default();
     for x in &rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x["face"].as_str().unwrap_or("?"),
             x["payload"],
             x["path"].as_str().unwrap_or("?"),
+            x["window"],
             f(&x["data_per_sec"]),
             f(&x["rtt_p50_ms"]),
             f(&x["rtt_p99_ms"]),

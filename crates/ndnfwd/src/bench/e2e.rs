@@ -33,9 +33,15 @@ pub struct E2eArgs {
     /// Seconds of traffic per case.
     #[arg(long, default_value_t = 5.0)]
     duration: f64,
-    /// Interests outstanding per consumer thread.
+    /// Interests outstanding per consumer thread on datagram faces (UDP, Ethernet), where a
+    /// deeper window overflows socket and NIC queues and turns into losses, not rate.
     #[arg(long, default_value_t = 128)]
     window: u32,
+    /// Interests outstanding per consumer thread on stream faces (the Unix rows and the
+    /// self-test). A stream loses nothing, so this only has to be deep enough that neither the
+    /// forwarder nor the generator waits on it: at 128 both ends were window-bound.
+    #[arg(long, default_value_t = 512)]
+    stream_window: u32,
     /// Consumer threads (each its own face).
     #[arg(long, default_value_t = 1)]
     threads: u8,
@@ -211,7 +217,16 @@ fn scratch(tag: &str) -> Result<Scratch, String> {
     Ok(Scratch(d))
 }
 
-fn consumer_args(a: &E2eArgs, connect: &str) -> Vec<String> {
+/// The consumer window for a face kind: deep on streams, shallow on datagrams.
+fn window(a: &E2eArgs, face: &str) -> u32 {
+    if face == "unix" {
+        a.stream_window
+    } else {
+        a.window
+    }
+}
+
+fn consumer_args(a: &E2eArgs, face: &str, connect: &str) -> Vec<String> {
     vec![
         "--connect".into(),
         connect.into(),
@@ -220,19 +235,27 @@ fn consumer_args(a: &E2eArgs, connect: &str) -> Vec<String> {
         "--duration".into(),
         a.duration.to_string(),
         "--window".into(),
-        a.window.to_string(),
+        window(a, face).to_string(),
         "--threads".into(),
         a.threads.to_string(),
     ]
 }
 
 /// One measured row from a consumer summary.
-fn row(case: &Case<'_>, path: &str, v: &Value, fwd_cpu: Option<f64>, prod_cpu: f64) -> Value {
+fn row(
+    a: &E2eArgs,
+    case: &Case<'_>,
+    path: &str,
+    v: &Value,
+    fwd_cpu: Option<f64>,
+    prod_cpu: f64,
+) -> Value {
     let per = |cpu: f64| cpu * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0);
     json!({
         "face": case.face,
         "payload": case.payload,
         "path": path,
+        "window": window(a, case.face),
         "data_per_sec": v["data_per_sec"],
         "rtt_p50_ms": v["rtt_ms"]["p50"],
         "rtt_p99_ms": v["rtt_ms"]["p99"],
@@ -333,9 +356,9 @@ fn measure(
     }
     let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
     let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    let v = consumer(ns, &consumer_args(a, connect))?;
+    let v = consumer(ns, &consumer_args(a, case.face, connect))?;
     let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    Ok(row(case, "forwarder", &v, Some(f1 - f0), p1 - p0))
+    Ok(row(a, case, "forwarder", &v, Some(f1 - f0), p1 - p0))
 }
 
 /// The generator self-test: consumer straight to a listening producer over a Unix socket.
@@ -359,13 +382,13 @@ fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
     )?;
     let pid = prod.0.id().to_string();
     let p0 = cpu_seconds(&pid);
-    let v = consumer(None, &consumer_args(a, &uri))?;
-    let p1 = cpu_seconds(&pid);
     let case = Case {
         face: "unix",
         payload,
     };
-    Ok(row(&case, "self-test", &v, None, p1 - p0))
+    let v = consumer(None, &consumer_args(a, case.face, &uri))?;
+    let p1 = cpu_seconds(&pid);
+    Ok(row(a, &case, "self-test", &v, None, p1 - p0))
 }
 
 /// Runs every case; prints one JSON object.
@@ -430,6 +453,7 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
         "forwarder": a.forwarder.clone().unwrap_or_else(|| "ndnfwd run (mode single, 1 thread)".into()),
         "duration_s": a.duration,
         "window": a.window,
+        "stream_window": a.stream_window,
         "consumer_threads": a.threads,
         "producer_signing": a.sign,
         "rows": rows,
