@@ -205,7 +205,7 @@ impl Core {
                 return;
             }
             let wire = self.outgoing_wire(now, inc, pit, new);
-            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+            self.on_outgoing_interest(now, inc, pit, face, wire, out);
             return;
         }
         self.lookup_fib(inc);
@@ -240,13 +240,15 @@ impl Core {
             self.reject_pending(now, inc, pit, reason, out);
             return;
         }
-        if actions.sends().is_empty() {
+        let Some((&last, rest)) = actions.sends().split_last() else {
             return;
-        }
+        };
         let wire = self.outgoing_wire(now, inc, pit, new);
-        for &face in actions.sends() {
-            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+        for &face in rest {
+            self.on_outgoing_interest(now, inc, pit, face, wire.clone(), out);
         }
+        // The last upstream takes the buffer itself: one reference-count update fewer.
+        self.on_outgoing_interest(now, inc, pit, last, wire, out);
     }
 
     /// Longest prefix match into `self.nexthops`: the first ForwardingHint delegation that has
@@ -313,13 +315,14 @@ impl Core {
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
     /// the Nonce sent; our PIT token on the packet.
+    #[inline]
     fn on_outgoing_interest(
         &mut self,
         now: u64,
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
         face: FaceId,
-        wire: &Bytes,
+        wire: Bytes,
         out: &mut Vec<TxPacket>,
     ) {
         let Some(egress) = self.faces.get(face) else {
@@ -345,7 +348,7 @@ impl Core {
                 congestion_mark: inc.rx.lp.congestion_mark,
                 incoming_face_id: Some(inc.rx.face),
             },
-            wire: wire.clone(),
+            wire,
         });
     }
 
