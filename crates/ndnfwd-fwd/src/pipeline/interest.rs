@@ -253,6 +253,7 @@ impl Core {
 
     /// Longest prefix match into `self.nexthops`: the first ForwardingHint delegation that has
     /// a route, else the Interest name.
+    #[inline(always)]
     fn lookup_fib(&mut self, inc: &Incoming<'_, '_>) {
         self.nexthops.clear();
         if inc.fh.is_some() {
@@ -274,6 +275,7 @@ impl Core {
     /// The Interest as it leaves: HopLimit decremented, InterestLifetime = time left on the PIT
     /// entry, a Nonce if it had none. Unchanged packets reuse the received buffer; changed ones
     /// are written once into the recycled buffer and shared by every upstream.
+    #[inline(always)]
     fn outgoing_wire(
         &mut self,
         now: u64,
@@ -315,7 +317,7 @@ impl Core {
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
     /// the Nonce sent; our PIT token on the packet.
-    #[inline]
+    #[inline(always)]
     fn on_outgoing_interest(
         &mut self,
         now: u64,
