@@ -113,21 +113,28 @@ impl Core {
             scope,
             nonce,
         };
-        match outcome {
-            InterestOutcome::CsHit { data } => self.on_content_store_hit(&inc, data, out),
+        // Every outcome that goes on to the CS-miss stage (a new entry, or an aggregated or
+        // retransmitted Interest that is not suppressed) meets at one call site, so that stage
+        // is inlined once rather than called.
+        let miss = match outcome {
+            InterestOutcome::CsHit { data } => {
+                self.on_content_store_hit(&inc, data, out);
+                None
+            }
             InterestOutcome::NewPit { pit } => {
                 self.counters.cs_miss += 1;
                 self.quota.created(rx.face, pit);
-                self.on_content_store_miss(now, &inc, pit, true, out, laps);
+                Some((pit, true))
             }
             InterestOutcome::Aggregated { pit, forward } => {
                 self.counters.aggregated += 1;
-                self.forward_again(now, &inc, pit, forward, out, laps);
+                self.forward_again(pit, forward)
             }
-            InterestOutcome::Retransmission { pit, forward } => {
-                self.forward_again(now, &inc, pit, forward, out, laps);
+            InterestOutcome::Retransmission { pit, forward } => self.forward_again(pit, forward),
+            InterestOutcome::DuplicateNonce => {
+                self.on_interest_loop(&inc, out);
+                None
             }
-            InterestOutcome::DuplicateNonce => self.on_interest_loop(&inc, out),
             InterestOutcome::PitFull => {
                 self.counters.pit_full += 1;
                 self.on_outgoing_nack(
@@ -138,26 +145,23 @@ impl Core {
                     0,
                     out,
                 );
+                None
             }
+        };
+        if let Some((pit, new)) = miss {
+            self.on_content_store_miss(now, &inc, pit, new, out, laps);
         }
         laps.lap(&mut self.cycles, Stage::Output);
     }
 
-    /// An Interest joined a pending entry: forward again unless suppressed.
-    fn forward_again<const A: bool>(
-        &mut self,
-        now: u64,
-        inc: &Incoming<'_, '_>,
-        pit: PitHandle,
-        forward: bool,
-        out: &mut Vec<TxPacket>,
-        laps: &mut Laps<A>,
-    ) {
-        if forward {
-            self.on_content_store_miss(now, inc, pit, false, out, laps);
-        } else {
+    /// An Interest joined a pending entry: it goes on to the CS-miss stage (not as a new
+    /// entry) unless suppressed.
+    fn forward_again(&mut self, pit: PitHandle, forward: bool) -> Option<(PitHandle, bool)> {
+        if !forward {
             self.counters.retx_suppressed += 1;
+            return None;
         }
+        Some((pit, false))
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
@@ -190,6 +194,7 @@ impl Core {
 
     /// NFD `onContentStoreMiss`: the in-record is in place (PIT-CS); NextHopFaceId from a local
     /// face bypasses the strategy; otherwise FIB lookup (ForwardingHint first) and strategy.
+    #[inline(always)]
     fn on_content_store_miss<const A: bool>(
         &mut self,
         now: u64,
