@@ -442,55 +442,60 @@ impl Engine {
         laps.lap(&mut self.core.cycles, Stage::Pcct);
         let mode = self.prefetch;
         let ahead = mode.lookahead();
+        // Each packet is decoded straight into its ring slot and the stages read it there by
+        // reference: the ~200-byte views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
         for (j, rx) in burst.iter().enumerate().take(ahead) {
-            views[j % RING] = self.prepare(rx, j % RING, mode, &mut laps);
+            self.prepare(rx, j % RING, &mut views, mode, &mut laps);
         }
         for (i, rx) in burst.iter().enumerate() {
             if ahead == 0 {
-                views[i % RING] = self.prepare(rx, i % RING, mode, &mut laps);
+                self.prepare(rx, i % RING, &mut views, mode, &mut laps);
             } else if let Some(next) = burst.get(i + ahead) {
-                views[(i + ahead) % RING] = self.prepare(next, (i + ahead) % RING, mode, &mut laps);
+                self.prepare(next, (i + ahead) % RING, &mut views, mode, &mut laps);
             }
             if mode == PrefetchMode::Speculative {
                 if let Some(next) = burst.get(i + 1) {
                     let k = (i + 1) % RING;
-                    self.core
-                        .speculate(next, &views[k], &self.ring[k], &mut laps);
+                    if let (Some(view), Some(hashes)) = (views.get(k), self.ring.get(k)) {
+                        self.core.speculate(next, view, hashes, &mut laps);
+                    }
                 }
             }
             let k = i % RING;
-            self.core
-                .dispatch(now, rx, &views[k], &self.ring[k], out, &mut laps);
+            if let (Some(view), Some(hashes)) = (views.get(k), self.ring.get(k)) {
+                self.core.dispatch(now, rx, view, hashes, out, &mut laps);
+            }
         }
         self.core.fib.quiescent();
     }
 
-    /// Parse, hash, and (unless `none`) prefetch the buckets of one packet into ring slot `k`.
+    /// Parse into `views[k]`, hash into ring slot `k`, and (unless `none`) prefetch the
+    /// packet's buckets.
     fn prepare<'b, const ACCT: bool>(
         &mut self,
         rx: &'b RxPacket,
         k: usize,
+        views: &mut [Parsed<'b>; RING],
         mode: PrefetchMode,
         laps: &mut Laps<ACCT>,
-    ) -> Parsed<'b> {
-        let core = &mut self.core;
-        let parsed = core.parse(rx);
-        laps.lap(&mut core.cycles, Stage::Parse);
-        let Some(hashes) = self.ring.get_mut(k) else {
-            return Parsed::Bad;
+    ) {
+        let (Some(parsed), Some(hashes)) = (views.get_mut(k), self.ring.get_mut(k)) else {
+            return;
         };
-        let name = match &parsed {
+        let core = &mut self.core;
+        *parsed = core.parse(rx);
+        laps.lap(&mut core.cycles, Stage::Parse);
+        let name = match &*parsed {
             Parsed::Interest(i, _) | Parsed::Nack(i, _, _) => i.name(),
             Parsed::Data(d) => d.name(),
-            Parsed::Bad => return parsed,
+            Parsed::Bad => return,
         };
         core.hasher.hash_prefixes(name, hashes);
         laps.lap(&mut core.cycles, Stage::Hash);
         if mode != PrefetchMode::None {
-            core.prefetch_buckets(rx, &parsed, hashes, laps);
+            core.prefetch_buckets(rx, parsed, hashes, laps);
         }
-        parsed
     }
 }
 

@@ -48,6 +48,7 @@ impl TxBuffers {
     /// Copies `src` with byte `at` replaced by `byte` straight into the chunk (an in-place
     /// rewrite: same length, one byte changed, no scratch pass) and returns it; `None` when
     /// `at` is not inside `src`.
+    #[inline(always)]
     pub(crate) fn write_patched(&mut self, src: &[u8], at: usize, byte: u8) -> Option<Bytes> {
         if at >= src.len() {
             return None;
@@ -61,14 +62,21 @@ impl TxBuffers {
     }
 
     /// Makes room for `n` more bytes: rewinds the chunk if every packet carved from it is gone,
-    /// else starts a fresh one.
+    /// else starts a fresh one. The check is inlined; the refill, once per chunk, is not.
+    #[inline(always)]
     fn make_room(&mut self, n: usize) {
         if self.chunk.capacity() < n {
-            let want = self.chunk_size.max(n);
-            if !self.chunk.try_reclaim(want) {
-                self.chunk = BytesMut::with_capacity(want);
-                self.fresh_chunks += 1;
-            }
+            self.refill(n);
+        }
+    }
+
+    /// The chunk has less than `n` bytes left: rewind it or start a fresh one.
+    #[inline(never)]
+    fn refill(&mut self, n: usize) {
+        let want = self.chunk_size.max(n);
+        if !self.chunk.try_reclaim(want) {
+            self.chunk = BytesMut::with_capacity(want);
+            self.fresh_chunks += 1;
         }
     }
 

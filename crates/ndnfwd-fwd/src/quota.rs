@@ -42,10 +42,14 @@ impl FaceQuota {
     }
 
     /// Whether `face` may create another PIT entry now.
+    #[inline(always)]
     pub(crate) fn admit(&mut self, pcct: &Pcct, face: FaceId) -> bool {
-        if self.limit == 0 {
-            return true;
-        }
+        self.limit == 0 || self.admit_limited(pcct, face)
+    }
+
+    /// [`FaceQuota::admit`] with a limit set (out of line: off is the common case).
+    #[inline(never)]
+    fn admit_limited(&mut self, pcct: &Pcct, face: FaceId) -> bool {
         let limit = self.limit as usize;
         let Some(h) = self.faces.get_mut(&face) else {
             return true;
@@ -66,10 +70,17 @@ impl FaceQuota {
     }
 
     /// `face` created the PIT entry `pit`.
+    #[inline(always)]
     pub(crate) fn created(&mut self, face: FaceId, pit: PitHandle) {
         if self.limit > 0 {
-            self.faces.entry(face).or_default().handles.push(pit);
+            self.record(face, pit);
         }
+    }
+
+    /// Files `pit` under `face` (out of line: only with a limit set).
+    #[inline(never)]
+    fn record(&mut self, face: FaceId, pit: PitHandle) {
+        self.faces.entry(face).or_default().handles.push(pit);
     }
 
     /// The face is gone (its in-records were purged).

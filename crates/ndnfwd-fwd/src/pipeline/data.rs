@@ -78,6 +78,7 @@ impl Core {
     /// NFD `onOutgoingData`: `/localhost` Data never leaves through a non-local face. The
     /// downstream's own token is echoed; the buffer is shared, not copied.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn on_outgoing_data(
         &mut self,
         face: FaceId,

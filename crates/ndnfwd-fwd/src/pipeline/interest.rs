@@ -113,21 +113,28 @@ impl Core {
             scope,
             nonce,
         };
-        match outcome {
-            InterestOutcome::CsHit { data } => self.on_content_store_hit(&inc, data, out),
+        // Every outcome that goes on to the CS-miss stage (a new entry, or an aggregated or
+        // retransmitted Interest that is not suppressed) meets at one call site, so that stage
+        // is inlined once rather than called.
+        let miss = match outcome {
+            InterestOutcome::CsHit { data } => {
+                self.on_content_store_hit(&inc, data, out);
+                None
+            }
             InterestOutcome::NewPit { pit } => {
                 self.counters.cs_miss += 1;
                 self.quota.created(rx.face, pit);
-                self.on_content_store_miss(now, &inc, pit, true, out, laps);
+                Some((pit, true))
             }
             InterestOutcome::Aggregated { pit, forward } => {
                 self.counters.aggregated += 1;
-                self.forward_again(now, &inc, pit, forward, out, laps);
+                self.forward_again(pit, forward)
             }
-            InterestOutcome::Retransmission { pit, forward } => {
-                self.forward_again(now, &inc, pit, forward, out, laps);
+            InterestOutcome::Retransmission { pit, forward } => self.forward_again(pit, forward),
+            InterestOutcome::DuplicateNonce => {
+                self.on_interest_loop(&inc, out);
+                None
             }
-            InterestOutcome::DuplicateNonce => self.on_interest_loop(&inc, out),
             InterestOutcome::PitFull => {
                 self.counters.pit_full += 1;
                 self.on_outgoing_nack(
@@ -138,26 +145,23 @@ impl Core {
                     0,
                     out,
                 );
+                None
             }
+        };
+        if let Some((pit, new)) = miss {
+            self.on_content_store_miss(now, &inc, pit, new, out, laps);
         }
         laps.lap(&mut self.cycles, Stage::Output);
     }
 
-    /// An Interest joined a pending entry: forward again unless suppressed.
-    fn forward_again<const A: bool>(
-        &mut self,
-        now: u64,
-        inc: &Incoming<'_, '_>,
-        pit: PitHandle,
-        forward: bool,
-        out: &mut Vec<TxPacket>,
-        laps: &mut Laps<A>,
-    ) {
-        if forward {
-            self.on_content_store_miss(now, inc, pit, false, out, laps);
-        } else {
+    /// An Interest joined a pending entry: it goes on to the CS-miss stage (not as a new
+    /// entry) unless suppressed.
+    fn forward_again(&mut self, pit: PitHandle, forward: bool) -> Option<(PitHandle, bool)> {
+        if !forward {
             self.counters.retx_suppressed += 1;
+            return None;
         }
+        Some((pit, false))
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
@@ -190,6 +194,7 @@ impl Core {
 
     /// NFD `onContentStoreMiss`: the in-record is in place (PIT-CS); NextHopFaceId from a local
     /// face bypasses the strategy; otherwise FIB lookup (ForwardingHint first) and strategy.
+    #[inline(always)]
     fn on_content_store_miss<const A: bool>(
         &mut self,
         now: u64,
@@ -205,7 +210,7 @@ impl Core {
                 return;
             }
             let wire = self.outgoing_wire(now, inc, pit, new);
-            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+            self.on_outgoing_interest(now, inc, pit, face, wire, out);
             return;
         }
         self.lookup_fib(inc);
@@ -240,17 +245,20 @@ impl Core {
             self.reject_pending(now, inc, pit, reason, out);
             return;
         }
-        if actions.sends().is_empty() {
+        let Some((&last, rest)) = actions.sends().split_last() else {
             return;
-        }
+        };
         let wire = self.outgoing_wire(now, inc, pit, new);
-        for &face in actions.sends() {
-            self.on_outgoing_interest(now, inc, pit, face, &wire, out);
+        for &face in rest {
+            self.on_outgoing_interest(now, inc, pit, face, wire.clone(), out);
         }
+        // The last upstream takes the buffer itself: one reference-count update fewer.
+        self.on_outgoing_interest(now, inc, pit, last, wire, out);
     }
 
     /// Longest prefix match into `self.nexthops`: the first ForwardingHint delegation that has
     /// a route, else the Interest name.
+    #[inline(always)]
     fn lookup_fib(&mut self, inc: &Incoming<'_, '_>) {
         self.nexthops.clear();
         if inc.fh.is_some() {
@@ -272,6 +280,7 @@ impl Core {
     /// The Interest as it leaves: HopLimit decremented, InterestLifetime = time left on the PIT
     /// entry, a Nonce if it had none. Unchanged packets reuse the received buffer; changed ones
     /// are written once into the recycled buffer and shared by every upstream.
+    #[inline(always)]
     fn outgoing_wire(
         &mut self,
         now: u64,
@@ -313,13 +322,14 @@ impl Core {
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
     /// the Nonce sent; our PIT token on the packet.
+    #[inline(always)]
     fn on_outgoing_interest(
         &mut self,
         now: u64,
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
         face: FaceId,
-        wire: &Bytes,
+        wire: Bytes,
         out: &mut Vec<TxPacket>,
     ) {
         let Some(egress) = self.faces.get(face) else {
@@ -345,7 +355,7 @@ impl Core {
                 congestion_mark: inc.rx.lp.congestion_mark,
                 incoming_face_id: Some(inc.rx.face),
             },
-            wire: wire.clone(),
+            wire,
         });
     }
 

@@ -116,11 +116,18 @@ impl StrategyChoice {
     }
 
     /// The strategy for a name whose prefix hashes (from the engine's hasher) are `hashes`.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, hashes: &PrefixHashes) -> StrategyId {
         if self.map.is_empty() {
             return self.root;
         }
+        self.find_deep(hashes)
+    }
+
+    /// [`StrategyChoice::find`] when there are choices besides the root: out of line, so the
+    /// common root-only case is a branch inlined into the Interest pipeline.
+    #[inline(never)]
+    fn find_deep(&self, hashes: &PrefixHashes) -> StrategyId {
         let deepest = hashes.components().min(self.max_depth);
         (1..=deepest)
             .rev()

@@ -112,6 +112,7 @@ impl InterestCtx<'_> {
     /// scope violation, and with `want_unused`, not tried yet. (An out-record lives as long as
     /// its PIT entry here, because the Interest we send carries the entry's remaining lifetime,
     /// so NFD's "no unexpired out-record" is "no out-record".)
+    #[inline]
     pub fn is_eligible(&self, nh: &NextHop, want_unused: bool) -> bool {
         let Some(egress) = self.faces.get(nh.face) else {
             return false;
