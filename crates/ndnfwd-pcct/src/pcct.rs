@@ -246,7 +246,7 @@ impl Pcct {
 
     pub(crate) fn find_key(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
         let keys = &self.keys;
-        self.table.lookup(hash, |i| {
+        self.table.lookup_occupied(hash, |i| {
             keys.get_live(i).is_some_and(|e| e.matches(id, fh))
         })
     }
@@ -453,7 +453,7 @@ impl Pcct {
     /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key.
     fn for_each_interest_candidate(&self, it: &InterestInfo<'_>, f: impl FnMut(u32)) {
         let hash = key_hash(it.hashes.full(), it.forwarding_hint_hash);
-        self.table.candidates(hash, f);
+        self.table.candidates_occupied(hash, f);
     }
 
     /// Prefetches what a Data will touch first: the entry its token names if the token is
