@@ -269,15 +269,19 @@ impl Pcct {
     }
 
     fn release_key_slot(&mut self, k: u32) {
-        self.keys.free(k);
+        if self.keys.free(k).is_none() {
+            return;
+        }
         if let Some(g) = self.gens.get_mut(k as usize) {
             *g = g.wrapping_add(1) & GENERATION_MASK;
         }
     }
 
-    /// Removes key `k` if it holds no PIT part and no CS part.
+    /// Removes key `k` if it holds no PIT part and no CS part. `k` is an index the PCCT holds
+    /// (a PIT entry's or CS entry's key, an indirect entry, a matched key), so it is read
+    /// without the occupancy check.
     pub(crate) fn maybe_free_key(&mut self, k: u32) {
-        let Some(e) = self.keys.get(k) else { return };
+        let Some(e) = self.keys.get_live(k) else { return };
         if !e.is_empty() {
             return;
         }
