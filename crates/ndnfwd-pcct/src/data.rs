@@ -88,7 +88,15 @@ impl Pcct {
         // PIT part, and the only entry the Data matches: no bucket access, no match list.
         if let Some((k, Relation::Exact)) = by_token {
             m.exact = Some(k);
-            return self.settle_data(now, d, in_face, face_is_local, &m, &[(k, Relation::Exact)], out);
+            return self.settle_data(
+                now,
+                d,
+                in_face,
+                face_is_local,
+                &m,
+                &[(k, Relation::Exact)],
+                out,
+            );
         }
         let mut matched = core::mem::take(&mut self.matched);
         matched.clear();

@@ -239,7 +239,13 @@ impl PitEntry {
     /// `first`: every field is written except the records past `n_in` / `n_out`, which nothing
     /// reads before it writes them (all record access is bounded by the counts). That is 21
     /// stores instead of building 368 bytes and copying them in.
-    pub(crate) fn restart(&mut self, key: u32, must_be_fresh: bool, suppress: u64, first: InRecord) {
+    pub(crate) fn restart(
+        &mut self,
+        key: u32,
+        must_be_fresh: bool,
+        suppress: u64,
+        first: InRecord,
+    ) {
         if let Some(r) = self.ins.first_mut() {
             *r = first;
         }

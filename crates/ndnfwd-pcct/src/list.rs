@@ -167,7 +167,11 @@ mod tests {
         l.push_back(&mut a, ids[0]);
         l.move_to_back(&mut a, ids[3]); // front to back
         assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[0], ids[3]]);
-        assert_eq!(a.get(ids[1]).map(|n| n.0.prev), Some(NIL), "new head has no prev");
+        assert_eq!(
+            a.get(ids[1]).map(|n| n.0.prev),
+            Some(NIL),
+            "new head has no prev"
+        );
         l.move_to_back(&mut a, ids[0]); // middle to back
         assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3], ids[0]]);
         l.remove(&mut a, ids[0]);

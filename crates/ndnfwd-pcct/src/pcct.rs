@@ -281,7 +281,9 @@ impl Pcct {
     /// (a PIT entry's or CS entry's key, an indirect entry, a matched key), so it is read
     /// without the occupancy check.
     pub(crate) fn maybe_free_key(&mut self, k: u32) {
-        let Some(e) = self.keys.get_live(k) else { return };
+        let Some(e) = self.keys.get_live(k) else {
+            return;
+        };
         if !e.is_empty() {
             return;
         }

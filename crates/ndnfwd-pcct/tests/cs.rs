@@ -449,7 +449,14 @@ fn full_cs_insert_replaces_the_victim_in_one_step() {
         ));
         let h3 = hashes(&names[3]);
         let mut out = vec![];
-        let o = p.on_data(2, &data(&names[3], &h3, &big_wire, 0), 1, None, true, &mut out);
+        let o = p.on_data(
+            2,
+            &data(&names[3], &h3, &big_wire, 0),
+            1,
+            None,
+            true,
+            &mut out,
+        );
         assert!(o.cached, "{policy:?}");
         // /r/0 gave its slot, then the byte limit evicted /r/1; its key stays for the PIT.
         assert_eq!(p.counters().evictions, 2, "{policy:?}");

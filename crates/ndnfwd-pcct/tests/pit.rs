@@ -647,7 +647,11 @@ fn a_recycled_pit_slot_shows_nothing_of_its_last_entry() {
     let fresh = new_pit(p.on_interest(3 * MS, &interest(&new, &nh, 99), 20));
     let ins: Vec<_> = p.in_records(fresh).map(|r| (r.face, r.nonce)).collect();
     assert_eq!(ins, vec![(20, 99)], "exactly the one new in-record");
-    assert_eq!(p.out_records(fresh).count(), 0, "no out-record of the old entry");
+    assert_eq!(
+        p.out_records(fresh).count(),
+        0,
+        "no out-record of the old entry"
+    );
     // A fresh entry with no out-record forwards the next downstream (no suppression state).
     assert_eq!(
         p.on_interest(3 * MS, &interest(&new, &nh, 100), 21),
@@ -660,7 +664,14 @@ fn a_recycled_pit_slot_shows_nothing_of_its_last_entry() {
     let longer = name("/new/child");
     let lh = hashes(&longer);
     let wire = data_wire(&longer, b"x");
-    let out = p.on_data(4 * MS, &data(&longer, &lh, &wire, 0), 30, None, false, &mut down);
+    let out = p.on_data(
+        4 * MS,
+        &data(&longer, &lh, &wire, 0),
+        30,
+        None,
+        false,
+        &mut down,
+    );
     assert_eq!(out.matched, 0);
     assert_eq!(p.in_records(fresh).count(), 2);
 }

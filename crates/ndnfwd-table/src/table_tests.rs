@@ -56,7 +56,11 @@ fn eq_is_called_only_for_fingerprint_matches_and_decides() {
     assert_eq!(c, vec![2, 3, 4]);
     c.clear();
     t.candidates_occupied(h(0, 200), |i| c.push(i));
-    assert_eq!(c, vec![2, 3, 4], "occupied-only scan: same matches, same order");
+    assert_eq!(
+        c,
+        vec![2, 3, 4],
+        "occupied-only scan: same matches, same order"
+    );
     seen.clear();
     let r = t.lookup_occupied(h(0, 200), |i| {
         seen.push(i);

@@ -411,7 +411,9 @@ mod tests {
         assert_ne!(i, j);
         assert!(a.alloc_reuse(|| [0, 0]).is_none(), "full");
         assert_eq!(a.free(i), Some([1, 5]));
-        let (k, v) = a.alloc_reuse(|| unreachable!("a recycled slot needs no fresh value")).unwrap();
+        let (k, v) = a
+            .alloc_reuse(|| unreachable!("a recycled slot needs no fresh value"))
+            .unwrap();
         assert_eq!((k, *v), (i, [1, 5]), "a recycled slot keeps its last value");
         v[0] = 9;
         assert_eq!(a.get(i), Some(&[9, 5]));
