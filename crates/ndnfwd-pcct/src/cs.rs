@@ -117,15 +117,18 @@ impl Pcct {
     }
 
     /// Puts `d` in the CS under key `k` (the Data name's key), replacing an indirect part and
-    /// refreshing an existing entry or ghost. Returns the CS entry; no eviction happens here.
+    /// refreshing an existing entry or ghost. Returns the CS entry. No eviction happens here,
+    /// except that with `recycle` a full LRU/FIFO CS hands the slot of the entry the
+    /// end-of-Data eviction would remove to the new Data ([`Pcct::cs_recycle`]).
     pub(crate) fn cs_store(
         &mut self,
         now: u64,
         k: u32,
         d: &DataInfo<'_>,
         digest: Option<[u8; 32]>,
+        recycle: bool,
     ) -> Option<u32> {
-        let e = self.keys.get(k)?;
+        let e = self.keys.get_live(k)?;
         let c = if e.indirect() {
             self.detach_indirect(k);
             NIL
@@ -152,6 +155,11 @@ impl Pcct {
             self.counters.cs_inserts += 1;
             return Some(c);
         }
+        if recycle {
+            if let Some(c) = self.cs_recycle(k, d.wire, size, digest, fresh_until) {
+                return Some(c);
+            }
+        }
         let entry = CsEntry {
             data: Some(Bytes::clone(d.wire)),
             digest,
@@ -163,7 +171,7 @@ impl Pcct {
             list: T1 as u8,
         };
         let c = self.cs.alloc(entry).ok()?;
-        if let Some(e) = self.keys.get_mut(k) {
+        if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = c;
         }
         self.cs_bytes += u64::from(size);
@@ -174,6 +182,52 @@ impl Pcct {
         }
         self.counters.cs_inserts += 1;
         Some(c)
+    }
+
+    /// CS insert and eviction in one step, for LRU and FIFO when the CS is full in packets:
+    /// the front of T1 (the entry the eviction at the end of `on_data` would remove) takes the
+    /// Data of key `k` in place and moves to the back. That is the same end state as a new
+    /// entry at the back and then `cs_remove` of the front (same victim, same counters, the
+    /// victim's key freed if left empty, the byte limit still enforced by `cs_evict`), without
+    /// freeing and allocating a CS slot or unlinking a node only to link another. `None` (the
+    /// caller inserts normally) for ARC, a CS with room, or a victim with indirect entries.
+    fn cs_recycle(
+        &mut self,
+        k: u32,
+        wire: &Bytes,
+        size: u32,
+        digest: Option<[u8; 32]>,
+        fresh_until: u64,
+    ) -> Option<u32> {
+        let cap = self.cfg.cs_capacity_packets as usize;
+        if self.cfg.cs_policy == CsPolicy::Arc || self.len_cs() < cap {
+            return None;
+        }
+        let v = self.lists[T1].front()?;
+        let e = self.cs.get_mut(v)?;
+        let victim_key = e.key;
+        if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
+            return None;
+        }
+        if e.data.replace(Bytes::clone(wire)).is_some() {
+            self.cs_bytes -= u64::from(e.size);
+        }
+        self.cs_bytes += u64::from(size);
+        e.size = size;
+        e.digest = digest;
+        e.fresh_until = fresh_until;
+        e.key = k;
+        self.lists[T1].move_to_back(&mut self.cs, v);
+        if let Some(e) = self.keys.get_live_mut(k) {
+            e.cs = v;
+        }
+        self.counters.cs_inserts += 1;
+        if let Some(e) = self.keys.get_live_mut(victim_key) {
+            e.cs = NIL;
+        }
+        self.maybe_free_key(victim_key);
+        self.counters.evictions += 1;
+        Some(v)
     }
 
     /// ARC case IV: `x` is new. Decide the trimming as if before insertion, then file in T1.
@@ -295,7 +349,7 @@ impl Pcct {
             l.remove(&mut self.cs, c);
         }
         self.cs.free(c);
-        if let Some(k) = self.keys.get_mut(key) {
+        if let Some(k) = self.keys.get_live_mut(key) {
             k.cs = NIL;
         }
         self.maybe_free_key(key);

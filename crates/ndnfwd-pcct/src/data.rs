@@ -35,6 +35,18 @@ pub(crate) fn sha256(wire: &[u8]) -> [u8; 32] {
     Sha256::digest(wire).into()
 }
 
+/// What matching a Data found besides the matched entries: its name's component count and
+/// identity, the forwarding hint of the token's entry, the digest if computed, and the key of
+/// (Data name, hint) if it exists.
+struct Matches {
+    n: usize,
+    id: u128,
+    fh: Option<u64>,
+    digest: Option<[u8; 32]>,
+    exact: Option<u32>,
+    via_token: bool,
+}
+
 impl Pcct {
     /// Incoming Data from `in_face` carrying `token` (our PIT token, if the upstream echoed
     /// one). Appends the downstreams to send it to to `out` (without allocating once `out` has
@@ -48,42 +60,55 @@ impl Pcct {
         face_is_local: bool,
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
-        let start = out.len();
         let n = d.hashes.components();
         let id = d.hashes.id128(n).unwrap_or(0);
-        let mut digest = d.digest;
-        let mut matched = core::mem::take(&mut self.matched);
-        matched.clear();
-        let mut fh = None;
+        let mut m = Matches {
+            n,
+            id,
+            fh: None,
+            digest: d.digest,
+            exact: None,
+            via_token: false,
+        };
+        let mut by_token = None;
         if token.is_some() {
             let found = token
                 .and_then(|t| PitToken::from_bytes(t).ok())
-                .and_then(|t| self.token_relation(t, d, n, id, &mut digest));
+                .and_then(|t| self.token_relation(t, d, n, id, &mut m.digest));
             match found {
                 Some((k, rel, key_fh)) => {
-                    fh = key_fh;
-                    matched.push((k, rel));
+                    m.fh = key_fh;
+                    m.via_token = true;
+                    by_token = Some((k, rel));
                 }
                 None => self.counters.token_miss += 1,
             }
         }
-        let via_token = !matched.is_empty();
-        let exact = match matched.first() {
-            // An exact token match is the key of (Data name, its hint), already known to hold
-            // a PIT part and already in `matched`: no bucket access, nothing to add.
-            Some(&(k, Relation::Exact)) => Some(k),
-            _ => {
-                let exact = self.find_key(key_hash(id as u64, fh), id, fh);
-                if let Some(e) = exact {
-                    let pending = self.keys.get_live(e).is_some_and(PccEntry::has_pit);
-                    if pending && !matched.iter().any(|&(k, _)| k == e) {
-                        matched.push((e, Relation::Exact));
-                    }
-                }
-                exact
+        // An exact token match is the key of (Data name, its hint), already known to hold a
+        // PIT part, and the only entry the Data matches: no bucket access, no match list.
+        if let Some((k, Relation::Exact)) = by_token {
+            m.exact = Some(k);
+            return self.settle_data(
+                now,
+                d,
+                in_face,
+                face_is_local,
+                &m,
+                &[(k, Relation::Exact)],
+                out,
+            );
+        }
+        let mut matched = core::mem::take(&mut self.matched);
+        matched.clear();
+        matched.extend(by_token);
+        m.exact = self.find_key(key_hash(id as u64, m.fh), id, m.fh);
+        if let Some(e) = m.exact {
+            let pending = self.keys.get_live(e).is_some_and(PccEntry::has_pit);
+            if pending && !matched.iter().any(|&(k, _)| k == e) {
+                matched.push((e, Relation::Exact));
             }
-        };
-        if !via_token {
+        }
+        if !m.via_token {
             if self.cbp_pending > 0 {
                 for i in 0..n {
                     let k = self.find_prefix(d.hashes, i, None);
@@ -94,7 +119,7 @@ impl Pcct {
             }
             if self.digest_pending > 0 {
                 let k = self
-                    .digest_name_id(d, &mut digest)
+                    .digest_name_id(d, &mut m.digest)
                     .and_then(|dig_id| self.find_key(dig_id as u64, dig_id, None));
                 if let Some(k) = k.filter(|&k| self.keys.get_live(k).is_some_and(PccEntry::has_pit))
                 {
@@ -102,9 +127,29 @@ impl Pcct {
                 }
             }
         }
+        let o = self.settle_data(now, d, in_face, face_is_local, &m, &matched, out);
+        self.matched = matched;
+        o
+    }
 
+    /// The rest of [`Pcct::on_data`] once the matched entries are known: satisfy them, cache
+    /// the Data (under `m.exact` or a new key), free emptied keys, evict.
+    /// Inlined, so that the exact-token call with its one constant match folds the loops.
+    #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus what matching found
+    #[inline(always)]
+    fn settle_data(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        face_is_local: bool,
+        m: &Matches,
+        matched: &[(u32, Relation)],
+        out: &mut Vec<Downstream>,
+    ) -> DataOutcome {
+        let start = out.len();
         let mut parts = 0u32;
-        for &(k, rel) in &matched {
+        for &(k, rel) in matched {
             let Some(pits) = self.keys.get_live(k).map(|e| e.pit) else {
                 continue;
             };
@@ -119,13 +164,18 @@ impl Pcct {
         let mut settled = None;
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
         if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
-            let ncomps = u16::try_from(n).unwrap_or(u16::MAX);
-            let key = exact.or_else(|| self.insert_key(PccEntry::new(id, fh, ncomps, false)));
+            let ncomps = u16::try_from(m.n).unwrap_or(u16::MAX);
+            let key = m
+                .exact
+                .or_else(|| self.insert_key(PccEntry::new(m.id, m.fh, ncomps, false)));
             match key {
                 Some(k) => {
-                    if let Some(c) = self.cs_store(now, k, d, digest) {
+                    // Freeing a victim's key inside the store keeps the order of key frees
+                    // only when no other matched key is left to free after it.
+                    let recycle = matched.iter().all(|&(mk, _)| mk == k);
+                    if let Some(c) = self.cs_store(now, k, d, m.digest, recycle) {
                         cached = true;
-                        for &(p, rel) in &matched {
+                        for &(p, rel) in matched {
                             if rel == Relation::Prefix {
                                 self.cs_attach_indirect(p, c);
                             }
@@ -145,13 +195,12 @@ impl Pcct {
             self.maybe_free_key(k);
         }
         self.cs_evict();
-        self.matched = matched;
         DataOutcome {
             downstreams: start..out.len(),
             matched: parts,
             cached,
             unsolicited: !solicited,
-            via_token,
+            via_token: m.via_token,
         }
     }
 

@@ -234,6 +234,35 @@ impl PitEntry {
     }
 }
 
+impl PitEntry {
+    /// Turns a recycled slot (see `Arena::alloc_reuse`) into a new entry with one in-record
+    /// `first`: every field is written except the records past `n_in` / `n_out`, which nothing
+    /// reads before it writes them (all record access is bounded by the counts). That is 21
+    /// stores instead of building 368 bytes and copying them in.
+    pub(crate) fn restart(
+        &mut self,
+        key: u32,
+        must_be_fresh: bool,
+        suppress: u64,
+        first: InRecord,
+    ) {
+        if let Some(r) = self.ins.first_mut() {
+            *r = first;
+        }
+        self.expiry = first.expiry;
+        self.last_tx = 0;
+        self.suppress = suppress;
+        self.link = Link::UNLINKED;
+        self.slot = NIL;
+        self.key = key;
+        self.ext = NIL;
+        self.n_in = 1;
+        self.n_out = 0;
+        self.n_cbp = u8::from(first.can_be_prefix());
+        self.must_be_fresh = must_be_fresh;
+    }
+}
+
 impl Linked for PitEntry {
     fn link(&self) -> Link {
         self.link

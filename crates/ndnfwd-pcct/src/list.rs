@@ -93,10 +93,31 @@ impl List {
 
     /// Moves `i` (on this list) to the back.
     pub(crate) fn move_to_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
-        if self.tail != i {
+        if self.tail == i {
+            return;
+        }
+        if self.head != i {
             self.remove(arena, i);
             self.push_back(arena, i);
+            return;
         }
+        // Front to back (a CS insert taking the victim's slot): three entries change, not five.
+        let Some(e) = T::entry_mut(arena, i) else {
+            return;
+        };
+        let next = e.link().next;
+        *e.link_mut() = Link {
+            prev: self.tail,
+            next: NIL,
+        };
+        if let Some(n) = T::entry_mut(arena, next) {
+            n.link_mut().prev = NIL;
+        }
+        if let Some(t) = T::entry_mut(arena, self.tail) {
+            t.link_mut().next = i;
+        }
+        self.head = next;
+        self.tail = i;
     }
 
     /// Indices front to back.
@@ -142,6 +163,19 @@ mod tests {
         l.remove(&mut a, ids[2]);
         assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3]]);
         l.move_to_back(&mut a, ids[1]);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[3], ids[1]]);
+        l.push_back(&mut a, ids[0]);
+        l.move_to_back(&mut a, ids[3]); // front to back
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[0], ids[3]]);
+        assert_eq!(
+            a.get(ids[1]).map(|n| n.0.prev),
+            Some(NIL),
+            "new head has no prev"
+        );
+        l.move_to_back(&mut a, ids[0]); // middle to back
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3], ids[0]]);
+        l.remove(&mut a, ids[0]);
+        l.move_to_back(&mut a, ids[1]); // front to back of two
         assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[3], ids[1]]);
         assert_eq!(l.front(), Some(ids[3]));
         assert_eq!(l.len(), 2);

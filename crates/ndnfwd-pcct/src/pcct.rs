@@ -246,7 +246,7 @@ impl Pcct {
 
     pub(crate) fn find_key(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
         let keys = &self.keys;
-        self.table.lookup(hash, |i| {
+        self.table.lookup_occupied(hash, |i| {
             keys.get_live(i).is_some_and(|e| e.matches(id, fh))
         })
     }
@@ -269,15 +269,21 @@ impl Pcct {
     }
 
     fn release_key_slot(&mut self, k: u32) {
-        self.keys.free(k);
+        if self.keys.free(k).is_none() {
+            return;
+        }
         if let Some(g) = self.gens.get_mut(k as usize) {
             *g = g.wrapping_add(1) & GENERATION_MASK;
         }
     }
 
-    /// Removes key `k` if it holds no PIT part and no CS part.
+    /// Removes key `k` if it holds no PIT part and no CS part. `k` is an index the PCCT holds
+    /// (a PIT entry's or CS entry's key, an indirect entry, a matched key), so it is read
+    /// without the occupancy check.
     pub(crate) fn maybe_free_key(&mut self, k: u32) {
-        let Some(e) = self.keys.get(k) else { return };
+        let Some(e) = self.keys.get_live(k) else {
+            return;
+        };
         if !e.is_empty() {
             return;
         }
@@ -453,7 +459,7 @@ impl Pcct {
     /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key.
     fn for_each_interest_candidate(&self, it: &InterestInfo<'_>, f: impl FnMut(u32)) {
         let hash = key_hash(it.hashes.full(), it.forwarding_hint_hash);
-        self.table.candidates(hash, f);
+        self.table.candidates_occupied(hash, f);
     }
 
     /// Prefetches what a Data will touch first: the entry its token names if the token is

@@ -149,18 +149,16 @@ impl Pcct {
                 }
             },
         };
-        let mut e = PitEntry::new(k, must_be_fresh, self.cfg.suppress_initial_ns);
-        e.ins[0] = rec;
-        e.n_in = 1;
-        e.n_cbp = u8::from(rec.can_be_prefix());
-        e.expiry = rec.expiry;
-        let Ok(p) = self.pits.alloc(e) else {
+        let suppress = self.cfg.suppress_initial_ns;
+        let fresh = || PitEntry::new(k, must_be_fresh, suppress);
+        let Some((p, e)) = self.pits.alloc_reuse(fresh) else {
             if new_key {
                 self.maybe_free_key(k);
             }
             self.counters.pit_full += 1;
             return InterestOutcome::PitFull;
         };
+        e.restart(k, must_be_fresh, suppress, rec);
         let digest = match self.keys.get_live_mut(k) {
             Some(key) => {
                 key.pit[usize::from(must_be_fresh)] = p;

@@ -420,6 +420,60 @@ fn byte_limit_evicts() {
     }
 }
 
+/// A Data entering a CS full in packets takes the slot of the entry the eviction would remove
+/// (LRU/FIFO): same victim, counters, bytes and key bookkeeping as insert-then-evict, and the
+/// byte limit still evicts further. The victim's key survives while it holds a PIT part.
+#[test]
+fn full_cs_insert_replaces_the_victim_in_one_step() {
+    let names: Vec<_> = (0..4).map(|i| name(&format!("/r/{i}"))).collect();
+    let one = data_wire(&names[0], b"0123456789").len() as u64;
+    let big_wire = data_wire(&names[3], &[7; 40]);
+    let big = big_wire.len() as u64;
+    for policy in [CsPolicy::Lru, CsPolicy::Fifo] {
+        let mut p = pcct(PcctConfig {
+            cs_capacity_packets: 3,
+            cs_capacity_bytes: one + big,
+            cs_policy: policy,
+            unsolicited: UnsolicitedPolicy::AdmitAll,
+            ..PcctConfig::default()
+        });
+        fill(&mut p, &names[..3], 0);
+        assert_eq!((p.len_cs(), p.cs_bytes(), p.len_keys()), (3, 3 * one, 3));
+        // A pending MustBeFresh Interest for /r/1 (its Data is not fresh): a PIT part on the key.
+        let h1 = hashes(&names[1]);
+        let mut i1 = interest(&names[1], &h1, 5);
+        i1.must_be_fresh = true;
+        assert!(matches!(
+            p.on_interest(1, &i1, 2),
+            InterestOutcome::NewPit { .. }
+        ));
+        let h3 = hashes(&names[3]);
+        let mut out = vec![];
+        let o = p.on_data(
+            2,
+            &data(&names[3], &h3, &big_wire, 0),
+            1,
+            None,
+            true,
+            &mut out,
+        );
+        assert!(o.cached, "{policy:?}");
+        // /r/0 gave its slot, then the byte limit evicted /r/1; its key stays for the PIT.
+        assert_eq!(p.counters().evictions, 2, "{policy:?}");
+        assert_eq!((p.len_cs(), p.cs_bytes()), (2, one + big), "{policy:?}");
+        assert_eq!((p.len_pit(), p.len_keys()), (1, 3), "{policy:?}");
+        assert_eq!(
+            cached(&mut p, &names, 3),
+            vec![false, false, true, true],
+            "{policy:?}"
+        );
+        // The recycled entry is an ordinary one: the next insert evicts in order.
+        fill(&mut p, &names[..1], 4);
+        assert_eq!(p.len_cs(), 2, "{policy:?}");
+        assert_eq!(p.counters().evictions, 3, "{policy:?}");
+    }
+}
+
 #[test]
 fn arc_keeps_frequent_entries_through_a_scan() {
     let hot: Vec<_> = (0..4).map(|i| name(&format!("/hot/{i}"))).collect();

@@ -617,3 +617,61 @@ fn pcct_moves_to_its_worker_thread() {
     fn assert_send<T: Send>() {}
     assert_send::<Pcct>();
 }
+
+/// A new PIT entry reuses the slot of an erased one without rebuilding it whole (only the live
+/// fields are written): nothing of the old entry (records past the counts, out-records, Nacks,
+/// suppression state, CanBePrefix count) shows through.
+#[test]
+fn a_recycled_pit_slot_shows_nothing_of_its_last_entry() {
+    let mut p = pcct(PcctConfig::default());
+    let old = name("/old/entry");
+    let oh = hashes(&old);
+    let mut cbp = interest(&old, &oh, 1);
+    cbp.can_be_prefix = true;
+    let pit = new_pit(p.on_interest(0, &cbp, 1));
+    for face in 2..5 {
+        let mut it = interest(&old, &oh, face);
+        it.can_be_prefix = true;
+        p.on_interest(MS, &it, face);
+    }
+    for face in 10..13 {
+        p.record_out(MS, pit, face, 7).unwrap();
+    }
+    assert_eq!(p.in_records(pit).count(), 4);
+    let mut down = Vec::new();
+    p.reject(2 * MS, pit, &mut down);
+    assert_eq!(p.len_pit(), 0);
+
+    let new = name("/new");
+    let nh = hashes(&new);
+    let fresh = new_pit(p.on_interest(3 * MS, &interest(&new, &nh, 99), 20));
+    let ins: Vec<_> = p.in_records(fresh).map(|r| (r.face, r.nonce)).collect();
+    assert_eq!(ins, vec![(20, 99)], "exactly the one new in-record");
+    assert_eq!(
+        p.out_records(fresh).count(),
+        0,
+        "no out-record of the old entry"
+    );
+    // A fresh entry with no out-record forwards the next downstream (no suppression state).
+    assert_eq!(
+        p.on_interest(3 * MS, &interest(&new, &nh, 100), 21),
+        InterestOutcome::Aggregated {
+            pit: fresh,
+            forward: true
+        }
+    );
+    // The old CanBePrefix count is gone: a longer Data name does not match the new entry.
+    let longer = name("/new/child");
+    let lh = hashes(&longer);
+    let wire = data_wire(&longer, b"x");
+    let out = p.on_data(
+        4 * MS,
+        &data(&longer, &lh, &wire, 0),
+        30,
+        None,
+        false,
+        &mut down,
+    );
+    assert_eq!(out.matched, 0);
+    assert_eq!(p.in_records(fresh).count(), 2);
+}

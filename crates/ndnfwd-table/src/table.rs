@@ -11,7 +11,10 @@
 //!   (`prev.next = bucket.next`), then the home bucket's chain version is bumped, and only then
 //!   is the bucket put on the free list (its `next` becomes the free-list link).
 //! - lookup: reads the home chain version (acquire), walks at most `1 + overflow pool` buckets,
-//!   and on a miss re-reads the version: if it changed, an overflow bucket it may have been
+//!   (`lookup_occupied` reads only the slots a bucket's occupancy bits mark: `meta` is loaded
+//!   with Acquire and the writer sets a bit only after the slot's store, so a marked slot is
+//!   visible; a stale bit is harmless: a cleared slot fails the fingerprint test, an unmarked
+//!   new one is an insert the lookup did not yet see), and on a miss re-reads the version: if it changed, an overflow bucket it may have been
 //!   standing in was recycled, so it walks again (at most [`MAX_RETRIES`] extra walks). Hence a
 //!   key that stays in the table is always found, even while other keys come and go.
 //!
@@ -193,7 +196,27 @@ impl BucketTable {
 
     /// [`BucketTable::lookup`] that also returns the number of buckets (cache lines) visited.
     #[inline]
-    pub fn lookup_probes(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
+    pub fn lookup_probes(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
+        self.walk::<false>(hash, eq)
+    }
+
+    /// [`BucketTable::lookup`] for a table whose buckets are mostly empty (sized for a worst
+    /// case, like the PIT-CS): reads only the slots the bucket's occupancy bits mark, instead
+    /// of testing all seven. Same result and the same concurrency guarantees (module docs);
+    /// fewer instructions when a bucket holds about two entries or fewer, more when it is
+    /// nearly full, which is why [`BucketTable::lookup`] (the FIB's) tests every slot.
+    #[inline]
+    pub fn lookup_occupied(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        self.walk::<true>(hash, eq).0
+    }
+
+    /// The lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s slot scan.
+    #[inline(always)]
+    fn walk<const OCCUPIED_ONLY: bool>(
+        &self,
+        hash: u64,
+        mut eq: impl FnMut(u32) -> bool,
+    ) -> (Option<u32>, u32) {
         let fp = fingerprint(hash);
         let home = self.home_bucket(hash);
         let mut probes = 0u32;
@@ -203,16 +226,8 @@ impl BucketTable {
             let mut walked = 0u32;
             loop {
                 probes += 1;
-                for slot in &bucket.slots {
-                    let word = slot.load(Ordering::Relaxed);
-                    if slot_fp(word) == fp {
-                        // Pairs with the writer's Release store of this slot: the entry behind
-                        // the index is initialized before `eq` looks at it.
-                        fence(Ordering::Acquire);
-                        if eq(slot_index(word)) {
-                            return (Some(slot_index(word)), probes);
-                        }
-                    }
+                if let Some(i) = scan::<OCCUPIED_ONLY>(bucket, fp, &mut eq) {
+                    return (Some(i), probes);
                 }
                 let next = bucket.next.load(Ordering::Acquire);
                 walked += 1;
@@ -237,17 +252,25 @@ impl BucketTable {
     /// speculative prefetch of entries (seed 002's Speculative HT Lookup). Under concurrent
     /// writes it is a hint only: it does not re-validate and may miss entries.
     #[inline]
-    pub fn candidates(&self, hash: u64, mut f: impl FnMut(u32)) {
+    pub fn candidates(&self, hash: u64, f: impl FnMut(u32)) {
+        self.visit_candidates::<false>(hash, f);
+    }
+
+    /// [`BucketTable::candidates`] with the slot scan of [`BucketTable::lookup_occupied`].
+    #[inline]
+    pub fn candidates_occupied(&self, hash: u64, f: impl FnMut(u32)) {
+        self.visit_candidates::<true>(hash, f);
+    }
+
+    #[inline(always)]
+    fn visit_candidates<const OCCUPIED_ONLY: bool>(&self, hash: u64, mut f: impl FnMut(u32)) {
         let fp = fingerprint(hash);
         let mut bucket = self.home_bucket(hash);
         for _ in 0..=self.pool {
-            for slot in &bucket.slots {
-                let word = slot.load(Ordering::Relaxed);
-                if slot_fp(word) == fp {
-                    fence(Ordering::Acquire); // as in lookup: the entry is initialized
-                    f(slot_index(word));
-                }
-            }
+            let _ = scan::<OCCUPIED_ONLY>(bucket, fp, &mut |i| {
+                f(i);
+                false
+            });
             match bucket.next.load(Ordering::Acquire) {
                 0 => return,
                 next => match self.buckets.get(next as usize) {
@@ -406,6 +429,40 @@ impl BucketTable {
     pub fn memory_bytes(&self) -> usize {
         (self.home as usize + self.pool as usize) * BUCKET_BYTES
     }
+}
+
+/// Calls `eq` with the index of every slot of `bucket` whose fingerprint is `fp`, in slot
+/// order, until it returns true; returns that index. With `OCCUPIED_ONLY`, only the slots the
+/// occupancy bits mark are read (`meta` loaded with Acquire: the writer sets a bit after the
+/// slot's Release store, so a marked slot's word is visible); otherwise all seven.
+#[inline(always)]
+fn scan<const OCCUPIED_ONLY: bool>(
+    bucket: &Bucket,
+    fp: u32,
+    eq: &mut impl FnMut(u32) -> bool,
+) -> Option<u32> {
+    let mut test = |slot: &AtomicU64| {
+        let word = slot.load(Ordering::Relaxed);
+        if slot_fp(word) != fp {
+            return None;
+        }
+        // Pairs with the writer's Release store of this slot: the entry behind the index is
+        // initialized before `eq` looks at it.
+        fence(Ordering::Acquire);
+        eq(slot_index(word)).then_some(slot_index(word))
+    };
+    if !OCCUPIED_ONLY {
+        return bucket.slots.iter().find_map(test);
+    }
+    let mut occupied = bucket.meta.load(Ordering::Acquire) & OCC_MASK;
+    while occupied != 0 {
+        let s = occupied.trailing_zeros() as usize;
+        occupied &= occupied - 1;
+        if let Some(i) = bucket.slots.get(s).and_then(&mut test) {
+            return Some(i);
+        }
+    }
+    None
 }
 
 impl core::fmt::Debug for BucketTable {

@@ -54,6 +54,19 @@ fn eq_is_called_only_for_fingerprint_matches_and_decides() {
     let mut c = vec![];
     t.candidates(h(0, 200), |i| c.push(i));
     assert_eq!(c, vec![2, 3, 4]);
+    c.clear();
+    t.candidates_occupied(h(0, 200), |i| c.push(i));
+    assert_eq!(
+        c,
+        vec![2, 3, 4],
+        "occupied-only scan: same matches, same order"
+    );
+    seen.clear();
+    let r = t.lookup_occupied(h(0, 200), |i| {
+        seen.push(i);
+        i == 3
+    });
+    assert_eq!((r, seen), (Some(3), vec![2, 3]));
     assert_eq!(t.lookup(h(0, 200), |_| false), None);
     // Removing is exact on (fingerprint, index).
     assert!(!t.remove(&mut w, h(0, 200), 1));

@@ -80,12 +80,18 @@ fn reader(s: &Shared, me: usize) {
         let k = index(home, group, (x >> 16) as u32 % GROUP);
         if s.checkable[home as usize].load(SeqCst) & (1 << group) != 0 {
             let h = key_hash(k);
-            let got = s.table.lookup(h, |i| {
+            let mut eq = |i| {
                 if i >= total || fingerprint(key_hash(i)) != fingerprint(h) {
                     s.torn.fetch_add(1, SeqCst);
                 }
                 i == k
-            });
+            };
+            // Both slot scans: all seven slots, and only those the occupancy bits mark.
+            let got = if (x >> 40) & 1 == 0 {
+                s.table.lookup(h, &mut eq)
+            } else {
+                s.table.lookup_occupied(h, &mut eq)
+            };
             if got != Some(k) {
                 s.wrong.fetch_add(1, SeqCst);
             }

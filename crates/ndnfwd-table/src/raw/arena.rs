@@ -239,6 +239,34 @@ impl<T: Copy> Arena<T> {
         Some(unsafe { &*self.values().add(i as usize) })
     }
 
+    /// Allocates a slot and lends it out to be filled in field by field, instead of building a
+    /// whole `T` and copying it in: a recycled slot still holds the last value freed there (a
+    /// valid `T`, as in [`Arena::get_live`]); a slot never handed out is first written with
+    /// `fresh()`. The caller must overwrite every field it will read; this pays off for large
+    /// entries whose tail is dead until written (records beyond a count). `None` when full.
+    #[inline]
+    pub fn alloc_reuse(&mut self, fresh: impl FnOnce() -> T) -> Option<(u32, &mut T)> {
+        let i = if self.free_len > 0 {
+            self.free_len -= 1;
+            // SAFETY: as in `alloc`: free[0..free_len] are initialized indices < bump.
+            unsafe { self.free_stack().add(self.free_len as usize).read() }
+        } else if self.bump < self.cap {
+            // SAFETY: bump < cap, so the slot lies inside the values array, aligned for T, and
+            // was never handed out: no T to leak, and from now on it holds a valid T.
+            unsafe { self.values().add(self.bump as usize).write(fresh()) };
+            self.bump += 1;
+            self.bump - 1
+        } else {
+            return None;
+        };
+        self.set_occupied(i, true);
+        self.len += 1;
+        // SAFETY: i < bump, so the slot holds a valid T: written just above, or (recycled) by an
+        // earlier `alloc`/`alloc_reuse` and only copied out by `free`, which leaves a `Copy`
+        // value valid. `&mut self` makes this the only reference.
+        Some((i, unsafe { &mut *self.values().add(i as usize) }))
+    }
+
     /// Exclusive access to slot `i` without the occupancy check; see [`Arena::get_live`]. In
     /// release builds, writing into a free slot is harmless: `alloc` overwrites it without a drop.
     #[inline]
@@ -370,6 +398,25 @@ mod tests {
         }
         assert_eq!(a.alloc(1), Ok(i));
         assert_eq!(a.get_live(i), Some(&1));
+        assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn alloc_reuse_fresh_then_recycled() {
+        let mut a: Arena<[u32; 2]> = Arena::with_capacity(2);
+        let (i, v) = a.alloc_reuse(|| [1, 2]).unwrap();
+        assert_eq!(*v, [1, 2], "a fresh slot starts as fresh()");
+        v[1] = 5;
+        let (j, _) = a.alloc_reuse(|| [3, 4]).unwrap();
+        assert_ne!(i, j);
+        assert!(a.alloc_reuse(|| [0, 0]).is_none(), "full");
+        assert_eq!(a.free(i), Some([1, 5]));
+        let (k, v) = a
+            .alloc_reuse(|| unreachable!("a recycled slot needs no fresh value"))
+            .unwrap();
+        assert_eq!((k, *v), (i, [1, 5]), "a recycled slot keeps its last value");
+        v[0] = 9;
+        assert_eq!(a.get(i), Some(&[9, 5]));
         assert_eq!(a.len(), 2);
     }
 
