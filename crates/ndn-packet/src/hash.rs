@@ -125,10 +125,12 @@ impl Sip {
     /// Compresses the whole words of `buf[*done..end]`, advancing `done`.
     #[inline(always)]
     fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
-        while *done + 8 <= end {
-            self.compress::<C>(word(buf, *done));
-            *done += 8;
+        let whole = *done + end.saturating_sub(*done) / 8 * 8;
+        // One bounds check for the run of words, none per word.
+        for w in buf.get(*done..whole).unwrap_or_default().chunks_exact(8) {
+            self.compress::<C>(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
         }
+        *done = whole;
     }
 
     /// The last block of the message `buf[..end]` whose whole words up to `done` are absorbed:
