@@ -5,7 +5,10 @@
 //! the name plus one finalization per prefix actually read (done on first read and cached),
 //! instead of n passes. The stream is the prefix's TLV-VALUE (the
 //! concatenated component TLVs), so equal prefixes hash equally whatever name they come from, and
-//! `H0` (the root `/`) is computed once per key.
+//! `H0` (the root `/`) is computed once per key. The walk over the components is the decoder's
+//! own checking walk ([`NameRef::new_checked`]'s): `Interest::new_checked_hashed` and
+//! `Data::new_checked_hashed` hash the prefixes while they check the name, so a forwarded
+//! packet's name is read once; [`NameHasher::hash_prefixes`] runs the same walk on a checked name.
 //!
 //! The core is SipHash-128 (c-d rounds selectable: 1-3 or 2-4). The first output word `h1`,
 //! which costs the same as 64-bit SipHash, is the table hash. The second word is finished lazily
@@ -122,10 +125,11 @@ impl Sip {
         self.v[0] ^= m;
     }
 
-    /// Compresses the whole words of `buf[*done..end]`, advancing `done`.
+    /// Compresses the whole words of `buf[*done..end]`, advancing `done` (`done <= end`: the
+    /// walk's component ends increase; were it broken, the wrapped range is empty, no panic).
     #[inline(always)]
     fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
-        let whole = *done + end.saturating_sub(*done) / 8 * 8;
+        let whole = done.wrapping_add(end.wrapping_sub(*done) / 8 * 8);
         // One bounds check for the run of words, none per word.
         for w in buf.get(*done..whole).unwrap_or_default().chunks_exact(8) {
             self.compress::<C>(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
