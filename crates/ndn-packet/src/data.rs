@@ -11,8 +11,9 @@
 //! elements are errors, non-critical ones are skipped), inside MetaInfo too. SignatureInfo and
 //! SignatureValue are required; the signature itself is not verified (a forwarder does not).
 
+use crate::hash::{NameHasher, PrefixHashes, SipVariant};
 use crate::interest::Interest;
-use crate::name::{Component, Name, NameRef};
+use crate::name::{Component, Name, NameRef, NameVisitor};
 use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -49,6 +50,26 @@ impl<'a> Data<'a> {
     /// walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a Data costs
     /// one header decode per element.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::decode(wire, &mut ())
+    }
+
+    /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
+    /// [`NameHasher::hash_prefixes`] does, during the walk that checks the name: the name is
+    /// read once. On error `out` holds the prefixes hashed before the error; do not use it.
+    pub fn new_checked_hashed(
+        wire: &'a [u8],
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+    ) -> Result<Self, DecodeError> {
+        match hasher.variant() {
+            SipVariant::Sip13 => Self::decode(wire, &mut hasher.absorber::<1>(out)),
+            SipVariant::Sip24 => Self::decode(wire, &mut hasher.absorber::<2>(out)),
+        }
+    }
+
+    /// The decoder; `name` is told each component of the name as it is checked.
+    #[inline(always)]
+    fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
         let (typ, outer, end) = tlv::element_at(wire, 0)?;
         if end != wire.len() {
             return Err(DecodeError::TrailingBytes);
@@ -61,8 +82,10 @@ impl<'a> Data<'a> {
             Reader::new(outer).peek_type()?;
             return Err(DecodeError::Missing(tt::NAME));
         }
-        let (_, name, mut pos) = tlv::element_at(outer, 0)?;
-        let name = NameRef::new_checked(name)?;
+        let (name, mut pos) = {
+            let (_, value, pos) = tlv::element_at(outer, 0)?;
+            (NameRef::scan(value, name)?.0, pos)
+        };
         let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
         let mut last = position(tt::NAME);
         while pos < outer.len() {

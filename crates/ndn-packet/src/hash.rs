@@ -5,7 +5,10 @@
 //! the name plus one finalization per prefix actually read (done on first read and cached),
 //! instead of n passes. The stream is the prefix's TLV-VALUE (the
 //! concatenated component TLVs), so equal prefixes hash equally whatever name they come from, and
-//! `H0` (the root `/`) is computed once per key.
+//! `H0` (the root `/`) is computed once per key. The walk over the components is the decoder's
+//! own checking walk ([`NameRef::new_checked`]'s): `Interest::new_checked_hashed` and
+//! `Data::new_checked_hashed` hash the prefixes while they check the name, so a forwarded
+//! packet's name is read once; [`NameHasher::hash_prefixes`] runs the same walk on a checked name.
 //!
 //! The core is SipHash-128 (c-d rounds selectable: 1-3 or 2-4). The first output word `h1`,
 //! which costs the same as 64-bit SipHash, is the table hash. The second word is finished lazily
@@ -15,7 +18,7 @@
 
 use core::cell::Cell;
 
-use crate::name::NameRef;
+use crate::name::{NameRef, NameVisitor};
 
 /// Which SipHash round counts to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -122,13 +125,16 @@ impl Sip {
         self.v[0] ^= m;
     }
 
-    /// Compresses the whole words of `buf[*done..end]`, advancing `done`.
+    /// Compresses the whole words of `buf[*done..end]`, advancing `done` (`done <= end`: the
+    /// walk's component ends increase; were it broken, the wrapped range is empty, no panic).
     #[inline(always)]
     fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
-        while *done + 8 <= end {
-            self.compress::<C>(word(buf, *done));
-            *done += 8;
+        let whole = done.wrapping_add(end.wrapping_sub(*done) / 8 * 8);
+        // One bounds check for the run of words, none per word.
+        for w in buf.get(*done..whole).unwrap_or_default().chunks_exact(8) {
+            self.compress::<C>(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
         }
+        *done = whole;
     }
 
     /// The last block of the message `buf[..end]` whose whole words up to `done` are absorbed:
@@ -152,13 +158,6 @@ impl Sip {
     }
 }
 
-/// Offset one past the component TLV starting at `pos` of a checked name value.
-#[inline(always)]
-fn component_end(value: &[u8], pos: usize) -> Option<usize> {
-    let (_, len, hdr) = crate::tlv::header(value.get(pos..)?).ok()?;
-    pos.checked_add(hdr)?.checked_add(len)
-}
-
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[1] ^= 0xdd;
     for _ in 0..D {
@@ -167,21 +166,25 @@ fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
-/// One prefix, not yet finalized: the state after its whole words and its last block. Both
-/// output words are computed on first use and kept; 0 in a cache cell means "not computed" (a
-/// word that really is 0, one chance in 2^64, is simply recomputed on every read).
+/// One prefix: the state after its whole words and its last block. Both output words are
+/// computed on first use and kept; 0 in a cache cell means "not computed" (a word that really
+/// is 0, one chance in 2^64, is simply recomputed on every read). Once `h1` is cached, `state`
+/// holds the state after the first finalization instead, so the second word costs only its
+/// own rounds (`state` is swapped only when `h1` is non-zero, so a recomputed `h1` still starts
+/// from the absorbing state).
 #[derive(Clone)]
 struct Prefix {
-    state: Sip,
+    state: Cell<[u64; 4]>,
     last: u64,
     h1: Cell<u64>,
     h2: Cell<u64>,
 }
 
 impl Prefix {
+    #[inline(always)]
     fn new(state: Sip, last: u64) -> Self {
         Self {
-            state,
+            state: Cell::new(state.v),
             last,
             h1: Cell::new(0),
             h2: Cell::new(0),
@@ -226,12 +229,20 @@ impl PrefixHashes {
         self.prefixes.len().saturating_sub(1)
     }
 
+    /// Runs the first finalization of `p` (whose `h1` is not cached) and caches `h1`, keeping
+    /// the finished state in place of the absorbing one when `h1` is non-zero.
     #[inline(always)]
     fn finish1(&self, p: &Prefix) -> (u64, Finished) {
-        match self.variant {
-            SipVariant::Sip13 => p.state.finish1::<1, 3>(p.last),
-            SipVariant::Sip24 => p.state.finish1::<2, 4>(p.last),
+        let s = Sip { v: p.state.get() };
+        let (h1, f) = match self.variant {
+            SipVariant::Sip13 => s.finish1::<1, 3>(p.last),
+            SipVariant::Sip24 => s.finish1::<2, 4>(p.last),
+        };
+        if h1 != 0 {
+            p.state.set(f);
+            p.h1.set(h1);
         }
+        (h1, f)
     }
 
     /// The 64-bit table hash of the prefix of `i` components. The cached read is inlined into
@@ -249,9 +260,7 @@ impl PrefixHashes {
     /// Finalizes and caches the table hash of `p`.
     #[inline(never)]
     fn finalize_h1(&self, p: &Prefix) -> u64 {
-        let h1 = self.finish1(p).0;
-        p.h1.set(h1);
-        h1
+        self.finish1(p).0
     }
 
     /// The table hash of the whole name.
@@ -266,16 +275,38 @@ impl PrefixHashes {
         let p = self.prefixes.get(i)?;
         let (mut h1, mut h2) = (p.h1.get(), p.h2.get());
         if h2 == 0 {
-            let f;
-            (h1, f) = self.finish1(p);
+            // With `h1` cached, `state` is already the finished state.
+            let f = if h1 != 0 {
+                p.state.get()
+            } else {
+                let f;
+                (h1, f) = self.finish1(p);
+                f
+            };
             h2 = match self.variant {
                 SipVariant::Sip13 => finish2::<3>(f),
                 SipVariant::Sip24 => finish2::<4>(f),
             };
-            p.h1.set(h1);
             p.h2.set(h2);
         }
         Some(u128::from(h2) << 64 | u128::from(h1))
+    }
+}
+
+/// The hashing side of one walk over a name: the running state, how far the name's whole words
+/// are absorbed, and where each prefix goes.
+pub(crate) struct Absorber<'o, const C: usize> {
+    s: Sip,
+    done: usize,
+    out: &'o mut PrefixHashes,
+}
+
+impl<const C: usize> NameVisitor for Absorber<'_, C> {
+    #[inline(always)]
+    fn component(&mut self, value: &[u8], end: usize) {
+        self.s.absorb_to::<C>(value, &mut self.done, end);
+        let last = Sip::last_block(value, self.done, end);
+        self.out.prefixes.push(Prefix::new(self.s, last));
     }
 }
 
@@ -326,27 +357,30 @@ impl NameHasher {
         self.variant
     }
 
-    /// Hashes every prefix of `name` in one pass into `out` (cleared first).
+    /// Hashes every prefix of `name` in one pass into `out` (cleared first). The decoders'
+    /// `new_checked_hashed` constructors do the same during their own walk over the name.
     pub fn hash_prefixes(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
-        match self.variant {
-            SipVariant::Sip13 => self.one_pass::<1>(name, out),
-            SipVariant::Sip24 => self.one_pass::<2>(name, out),
-        }
+        // The name is checked, so the walk cannot fail: it only drives the absorber.
+        let _ = match self.variant {
+            SipVariant::Sip13 => NameRef::scan(name.value(), &mut self.absorber::<1>(out)),
+            SipVariant::Sip24 => NameRef::scan(name.value(), &mut self.absorber::<2>(out)),
+        };
     }
 
+    /// A visitor of a checking name walk that hashes every prefix into `out` (cleared now);
+    /// `C` is the compression round count of the hasher's variant.
     #[inline(always)]
-    fn one_pass<const C: usize>(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
+    pub(crate) fn absorber<'o, const C: usize>(
+        &self,
+        out: &'o mut PrefixHashes,
+    ) -> Absorber<'o, C> {
         out.variant = self.variant;
         out.prefixes.clear();
-        let mut s = self.root;
-        out.prefixes.push(Prefix::new(s, 0));
-        let value = name.value();
-        let (mut done, mut pos) = (0, 0);
-        while let Some(end) = component_end(value, pos).filter(|&e| e <= value.len()) {
-            s.absorb_to::<C>(value, &mut done, end);
-            out.prefixes
-                .push(Prefix::new(s, Sip::last_block(value, done, end)));
-            pos = end;
+        out.prefixes.push(Prefix::new(self.root, 0));
+        Absorber {
+            s: self.root,
+            done: 0,
+            out,
         }
     }
 

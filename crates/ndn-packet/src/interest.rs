@@ -18,7 +18,8 @@
 
 use core::ops::Range;
 
-use crate::name::{Name, NameRef, NameScan};
+use crate::hash::{NameHasher, PrefixHashes, SipVariant};
+use crate::name::{Name, NameRef, NameScan, NameVisitor};
 use crate::signature::{digest_sha256_info, sha256};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -66,6 +67,26 @@ pub struct Interest<'a> {
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::decode(wire, &mut ())
+    }
+
+    /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
+    /// [`NameHasher::hash_prefixes`] does, during the walk that checks the name: the name is
+    /// read once. On error `out` holds the prefixes hashed before the error; do not use it.
+    pub fn new_checked_hashed(
+        wire: &'a [u8],
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+    ) -> Result<Self, DecodeError> {
+        match hasher.variant() {
+            SipVariant::Sip13 => Self::decode(wire, &mut hasher.absorber::<1>(out)),
+            SipVariant::Sip24 => Self::decode(wire, &mut hasher.absorber::<2>(out)),
+        }
+    }
+
+    /// The decoder; `name` is told each component of the name as it is checked.
+    #[inline(always)]
+    fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
         let (typ, outer, end) = tlv::element_at(wire, 0)?;
         if end != wire.len() {
             return Err(DecodeError::TrailingBytes);
@@ -80,8 +101,11 @@ impl<'a> Interest<'a> {
             Reader::new(outer).peek_type()?;
             return Err(DecodeError::Missing(tt::NAME));
         }
-        let (_, name, mut pos) = tlv::element_at(outer, 0)?;
-        let (name, scan) = NameRef::scan(name)?;
+        let (name, scan, mut pos) = {
+            let (_, value, pos) = tlv::element_at(outer, 0)?;
+            let (value, scan) = NameRef::scan(value, name)?;
+            (value, scan, pos)
+        };
         if name.is_empty() {
             return Err(DecodeError::Invalid(tt::NAME));
         }

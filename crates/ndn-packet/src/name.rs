@@ -85,6 +85,19 @@ pub(crate) struct NameScan {
     pub params_digest_at: usize,
 }
 
+/// Told, in order, where each component of a name ends, by the checking walk over the name
+/// ([`NameRef::scan`]): the prefix hasher rides along this walk, so a decoder that also hashes
+/// reads the name once. `()` is the visitor of a plain check.
+pub(crate) trait NameVisitor {
+    /// The component ending at `end` (exclusive offset in the name value) passed the checks.
+    fn component(&mut self, value: &[u8], end: usize);
+}
+
+impl NameVisitor for () {
+    #[inline(always)]
+    fn component(&mut self, _: &[u8], _: usize) {}
+}
+
 /// Appends a component TLV to a name value buffer.
 pub fn push_component(out: &mut Vec<u8>, typ: u32, value: &[u8]) {
     tlv::write_tlv(out, typ, value);
@@ -104,13 +117,17 @@ pub struct NameRef<'a> {
 impl<'a> NameRef<'a> {
     /// Validates every component of a Name's TLV-VALUE.
     pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::scan(value).map(|(name, _)| name)
+        Self::scan(value, &mut ()).map(|(name, _)| name)
     }
 
     /// [`Self::new_checked`] that also reports where the ParametersSha256DigestComponents are,
-    /// so an Interest decoder walks its name once.
-    #[inline]
-    pub(crate) fn scan(value: &'a [u8]) -> Result<(Self, NameScan), DecodeError> {
+    /// so an Interest decoder walks its name once, and tells `visitor` each checked component's
+    /// end, so a decoder that hashes the prefixes too still walks the name once.
+    #[inline(always)]
+    pub(crate) fn scan<V: NameVisitor>(
+        value: &'a [u8],
+        visitor: &mut V,
+    ) -> Result<(Self, NameScan), DecodeError> {
         let mut scan = NameScan::default();
         let mut pos = 0;
         while let Some(rest) = value.get(pos..).filter(|r| !r.is_empty()) {
@@ -129,6 +146,7 @@ impl<'a> NameRef<'a> {
                     }
                 }
                 pos += 2 + len;
+                visitor.component(value, pos);
                 continue;
             }
             let (typ, len, hdr) = tlv::header(rest)?;
@@ -142,6 +160,7 @@ impl<'a> NameRef<'a> {
                 scan.params_digest_at = pos + hdr;
             }
             pos += total;
+            visitor.component(value, pos);
         }
         Ok((Self { value }, scan))
     }

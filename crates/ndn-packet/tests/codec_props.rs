@@ -6,7 +6,8 @@
 use ndn_packet::tlv::tt;
 use ndn_packet::{
     decode_link_packet, Data, DataBuilder, DataSignature, Guiders, Interest, InterestBuilder,
-    InterestSignature, LpPacket, LpPacketBuilder, NackReason, Name, Payload,
+    InterestSignature, LpPacket, LpPacketBuilder, NackReason, Name, NameHasher, NameRef, Payload,
+    PrefixHashes, SipVariant,
 };
 use proptest::prelude::*;
 
@@ -130,8 +131,68 @@ fn interest_fields(i: &Interest<'_>) -> InterestFields {
     }
 }
 
+/// SipHash-128 of `bytes` under the key `[7; 16]`, from the `siphasher` crate.
+fn reference(variant: SipVariant, bytes: &[u8]) -> u128 {
+    use core::hash::Hasher;
+    use siphasher::sip128::{Hasher128, SipHasher13, SipHasher24};
+    let k = u64::from_le_bytes([7; 8]);
+    let h = match variant {
+        SipVariant::Sip13 => {
+            let mut h = SipHasher13::new_with_keys(k, k);
+            h.write(bytes);
+            h.finish128()
+        }
+        SipVariant::Sip24 => {
+            let mut h = SipHasher24::new_with_keys(k, k);
+            h.write(bytes);
+            h.finish128()
+        }
+    };
+    u128::from(h.h2) << 64 | u128::from(h.h1)
+}
+
+/// The decoders that hash the name in their own walk (`new_checked_hashed`) accept exactly what
+/// `new_checked` accepts, give the same view, and leave every prefix's hashes equal to the
+/// reference SipHash-128 of the prefix's TLV-VALUE. `out` starts with another name's hashes,
+/// partly read, so a stale prefix or cache cell would show.
+fn check_hashed_decoders(bytes: &[u8]) {
+    for variant in [SipVariant::Sip13, SipVariant::Sip24] {
+        let h = NameHasher::new([7; 16], variant);
+        let stale = Name::from_uri("/stale/name/with/four").unwrap();
+        let mut out = PrefixHashes::default();
+        let check = |out: &PrefixHashes, name: Option<NameRef<'_>>| {
+            let Some(name) = name else { return };
+            assert_eq!(out.len(), name.len() + 1);
+            for i in 0..out.len() {
+                let want = reference(variant, name.prefix(i).value());
+                // Table hash first on odd prefixes, identity first on even ones.
+                if i % 2 == 1 {
+                    assert_eq!(out.get(i), Some(want as u64));
+                }
+                assert_eq!(out.id128(i), Some(want));
+                assert_eq!(out.get(i), Some(want as u64));
+            }
+        };
+        h.hash_prefixes(stale.as_ref(), &mut out);
+        (0..out.len()).step_by(2).for_each(|i| {
+            out.get(i);
+        });
+        let i = Interest::new_checked_hashed(bytes, &h, &mut out);
+        assert_eq!(i, Interest::new_checked(bytes));
+        check(&out, i.ok().map(|i| i.name()));
+        h.hash_prefixes(stale.as_ref(), &mut out);
+        (1..out.len()).step_by(2).for_each(|i| {
+            out.id128(i);
+        });
+        let d = Data::new_checked_hashed(bytes, &h, &mut out);
+        assert_eq!(d, Data::new_checked(bytes));
+        check(&out, d.ok().map(|d| d.name()));
+    }
+}
+
 /// Every decoder on `bytes`; whenever one succeeds, re-encoding gives the same fields.
 fn check_any_bytes(bytes: &[u8]) {
+    check_hashed_decoders(bytes);
     if let Ok(i) = Interest::new_checked(bytes) {
         let again = InterestBuilder::from_view(&i).encode().unwrap();
         let j = Interest::new_checked(&again).unwrap();

@@ -2,7 +2,8 @@
 //!
 //! # Burst stages and prefetch modes (seed 002 §4, Fig. 2)
 //!
-//! Each packet goes through *prepare* (parse, hash every name prefix, and except in `none`
+//! Each packet goes through *prepare* (parse and hash every name prefix in the same walk over
+//! the name, hash the forwarding hint, and except in `none`
 //! mode prefetch every bucket its lookups will touch: the PCCT bucket and all FIB buckets of the
 //! probe plan at once) and *process* (PCCT, FIB, strategy, output). The modes differ only in how
 //! far ahead of *process* the *prepare* of later packets runs:
@@ -470,8 +471,8 @@ impl Engine {
         self.core.fib.quiescent();
     }
 
-    /// Parse into `views[k]`, hash into ring slot `k`, and (unless `none`) prefetch the
-    /// packet's buckets.
+    /// Parse and hash into `views[k]` and ring slot `k` (one walk over the name), and (unless
+    /// `none`) prefetch the packet's buckets.
     fn prepare<'b, const ACCT: bool>(
         &mut self,
         rx: &'b RxPacket,
@@ -484,14 +485,15 @@ impl Engine {
             return;
         };
         let core = &mut self.core;
-        *parsed = core.parse(rx);
+        *parsed = core.parse(rx, hashes);
         laps.lap(&mut core.cycles, Stage::Parse);
-        let name = match &*parsed {
-            Parsed::Interest(i, _) | Parsed::Nack(i, _, _) => i.name(),
-            Parsed::Data(d) => d.name(),
+        match &mut *parsed {
+            Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
+                *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+            }
+            Parsed::Data(_) => {}
             Parsed::Bad => return,
-        };
-        core.hasher.hash_prefixes(name, hashes);
+        }
         laps.lap(&mut core.cycles, Stage::Hash);
         if mode != PrefetchMode::None {
             core.prefetch_buckets(rx, parsed, hashes, laps);
@@ -500,21 +502,22 @@ impl Engine {
 }
 
 impl Core {
-    /// Decodes the network packet of `rx`.
-    fn parse<'b>(&self, rx: &'b RxPacket) -> Parsed<'b> {
+    /// Decodes the network packet of `rx`, hashing every prefix of its name into `hashes`
+    /// during the decoder's walk over the name (the forwarding-hint hash is left to the caller).
+    fn parse<'b>(&self, rx: &'b RxPacket, hashes: &mut PrefixHashes) -> Parsed<'b> {
         let wire: &'b [u8] = &rx.wire;
         match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
-            (Some(tt::INTEREST), nack) => match Interest::new_checked(wire) {
-                Ok(i) => {
-                    let fh = i.forwarding_hint().next().map(|d| self.hasher.hash_name(d));
-                    match nack {
-                        None => Parsed::Interest(i, fh),
-                        Some(reason) => Parsed::Nack(i, fh, reason),
-                    }
+            (Some(tt::INTEREST), nack) => {
+                match Interest::new_checked_hashed(wire, &self.hasher, hashes) {
+                    Ok(i) => match nack {
+                        None => Parsed::Interest(i, None),
+                        Some(reason) => Parsed::Nack(i, None, reason),
+                    },
+                    Err(_) => Parsed::Bad,
                 }
-                Err(_) => Parsed::Bad,
-            },
-            (Some(tt::DATA), None) => Data::new_checked(wire).map_or(Parsed::Bad, Parsed::Data),
+            }
+            (Some(tt::DATA), None) => Data::new_checked_hashed(wire, &self.hasher, hashes)
+                .map_or(Parsed::Bad, Parsed::Data),
             _ => Parsed::Bad,
         }
     }
