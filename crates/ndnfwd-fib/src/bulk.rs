@@ -19,6 +19,7 @@ use crate::lpm::{
 use crate::nexthop::{NextHop, StrategyId};
 use crate::ops::{Core, Host, Sizing};
 use crate::reader::{FibHandle, LookupTrace};
+use crate::spec::Hint;
 use crate::FibError;
 
 /// A stream of prefixes addressable by index.
@@ -275,7 +276,7 @@ impl Loader {
         let mut tr = LookupTrace::default();
         self.core
             .shared
-            .probe::<false>(&self.hashes, l, true, want_rec, &mut tr)
+            .probe::<false>(&self.hashes, l, true, want_rec, None, &mut tr)
     }
 
     fn insert(&mut self, p: usize, strategy: StrategyId) -> Result<(), FibError> {
@@ -318,7 +319,7 @@ impl Loader {
                         let bmp = if l > self.shallowest {
                             self.core
                                 .shared
-                                .lookup_impl::<false>(&self.hashes, l - 1, &mut tr)
+                                .lookup_impl::<false>(&self.hashes, l - 1, Hint::NONE, &mut tr)
                                 .map_or(0, |(_, depth)| depth)
                         } else {
                             0

@@ -18,6 +18,7 @@ use crate::entry::{Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
+use crate::spec::{Hint, Memo};
 use crate::store::Segmented;
 
 /// Bit of [`Shared::root`] saying the root prefix `/` has a real entry.
@@ -53,6 +54,8 @@ pub(crate) struct Shared {
     pub config: AtomicU64,
     /// `ROOT_VALID | entry index` of the root prefix, or 0.
     pub root: AtomicU64,
+    /// Write generation: odd while the writer changes bucket slots or `config` (see `spec.rs`).
+    pub gen: AtomicU64,
     pub qsbr: Qsbr,
     pub counters: Counters,
 }
@@ -110,6 +113,7 @@ impl FibHandle {
         FibReader {
             shared: self.shared.clone(),
             qsbr: self.shared.qsbr.register(),
+            memo: Memo::default(),
             _not_sync: PhantomData,
         }
     }
@@ -203,8 +207,9 @@ impl<'r> FibMatch<'r> {
 /// [`FibMatch`] obtained so far) and [`FibReader::offline`] when idle.
 #[derive(Debug)]
 pub struct FibReader {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     qsbr: QsbrReader,
+    pub(crate) memo: Memo,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -231,22 +236,27 @@ impl FibReader {
         self.qsbr.online();
     }
 
-    /// Longest prefix match of the name whose prefix hashes are `hashes`.
+    /// Longest prefix match of the name whose prefix hashes are `hashes`. After
+    /// [`FibReader::prefetch_entries`] of the same name, with the FIB unchanged since, a
+    /// longest-first or two-stage lookup starts where that scan found the first fingerprint
+    /// match (same answer, fewer probes).
     #[inline]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
         let mut tr = LookupTrace::default();
+        let hint = self.memo.hint(&self.shared, hashes);
         let hit = self
             .shared
-            .lookup_impl::<false>(hashes, hashes.components(), &mut tr);
+            .lookup_impl::<false>(hashes, hashes.components(), hint, &mut tr);
         hit.and_then(|(e, d)| self.make_match(e, d))
     }
 
-    /// [`FibReader::lookup`] that also counts probes and cache lines.
+    /// [`FibReader::lookup`] that also counts probes and cache lines. It probes the whole
+    /// plan (no speculation memo), so the counts are the algorithm's own.
     pub fn lookup_traced(&self, hashes: &PrefixHashes) -> (Option<FibMatch<'_>>, LookupTrace) {
         let mut tr = LookupTrace::default();
         let hit = self
             .shared
-            .lookup_impl::<true>(hashes, hashes.components(), &mut tr);
+            .lookup_impl::<true>(hashes, hashes.components(), Hint::NONE, &mut tr);
         (hit.and_then(|(e, d)| self.make_match(e, d)), tr)
     }
 
@@ -254,7 +264,7 @@ impl FibReader {
     /// [`FibReader::probe_plan`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
-        self.shared.for_each_planned(hashes, |h| {
+        self.shared.for_each_planned(hashes, |_, h| {
             self.shared.table.prefetch(h);
             false
         });
@@ -266,20 +276,38 @@ impl FibReader {
     /// those lookups end at their first hit, so shorter prefixes' buckets are only read after a
     /// fingerprint false positive. Call it one step after
     /// [`FibReader::prefetch`] with the same hashes, once those buckets are in cache; it reads
-    /// only the buckets and writes nothing, so it never changes a lookup's result, and any
-    /// hashes (empty, other keys, any length) are fine. Nexthop sets are not prefetched: their
-    /// index lives in the entry being fetched.
+    /// only the buckets and never changes a lookup's result, and any hashes (empty, other keys,
+    /// any length) are fine. For the top-down algorithms the reader remembers where the scan
+    /// stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows miss
+    /// (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their index
+    /// lives in the entry being fetched.
     #[inline]
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
-        s.for_each_candidate(hashes, |i| s.entries.prefetch(i));
+        let gen = Memo::begin(s);
+        let mut hint = Hint {
+            depth: 0,
+            first: None,
+        };
+        let top_down = s.for_each_candidate(hashes, |l, i| {
+            s.entries.prefetch(i);
+            if hint.first.is_none() {
+                hint = Hint {
+                    depth: l,
+                    first: Some(i),
+                };
+            }
+        });
+        if let (true, Some(gen)) = (top_down, gen) {
+            self.memo.record(gen, hashes, hint);
+        }
     }
 
     /// Table hashes the current algorithm probes first, all at once: every candidate depth for
     /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
     /// search the first probe of the search path and both possible second probes.
     pub fn probe_plan(&self, hashes: &PrefixHashes, out: &mut impl Extend<u64>) {
-        self.shared.for_each_planned(hashes, |h| {
+        self.shared.for_each_planned(hashes, |_, h| {
             out.extend(core::iter::once(h));
             false
         });
@@ -297,20 +325,26 @@ impl FibReader {
 }
 
 impl Shared {
-    /// Calls `f` with the table hash of each depth of the probe plan. For longest-first and
+    /// Calls `f` with each depth of the probe plan and its table hash. For longest-first and
     /// two-stage (whose plan is a top-down run of probes ending at the first hit) the plan stops
-    /// when `f` returns true, "this depth would likely hit"; binary search ignores it (any of
-    /// its planned probes may follow a hit).
-    fn for_each_planned(&self, hashes: &PrefixHashes, mut f: impl FnMut(u64) -> bool) {
+    /// when `f` returns true, "this depth would likely hit", and the result is true; binary
+    /// search ignores it (any of its planned probes may follow a hit) and returns false.
+    fn for_each_planned(
+        &self,
+        hashes: &PrefixHashes,
+        mut f: impl FnMut(usize, u64) -> bool,
+    ) -> bool {
         let cfg = Published::unpack(self.config.load(Ordering::Acquire));
         let n = hashes.components();
-        let mut depth = |l: usize| hashes.get(l).is_some_and(&mut f);
+        let mut depth = |l: usize| hashes.get(l).is_some_and(|h| f(l, h));
         match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
                 (1..=n.min(usize::from(cfg.k))).rev().any(depth);
+                true
             }
             LpmAlgorithm::TwoStage => {
                 (1..=n.min(usize::from(cfg.m))).rev().any(depth);
+                true
             }
             LpmAlgorithm::BinarySearch => {
                 let (lo, mut hi) = (1usize, (1usize << cfg.d) - 1);
@@ -331,23 +365,25 @@ impl Shared {
                     }
                     break;
                 }
+                false
             }
         }
     }
 
-    /// Entry indices behind fingerprint matches in the buckets of the probe plan, up to the
-    /// first bucket holding one for the top-down algorithms (a hint: may include other
-    /// prefixes' entries and, after a fingerprint false positive or under concurrent writes,
-    /// miss some).
-    fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(u32)) {
-        self.for_each_planned(hashes, |h| {
+    /// Depths and entry indices of the fingerprint matches in the buckets of the probe plan, in
+    /// plan and chain order, up to the first bucket holding one for the top-down algorithms (a
+    /// hint: may include other prefixes' entries and, after a fingerprint false positive or
+    /// under concurrent writes, miss some). True for a top-down plan, as
+    /// [`Shared::for_each_planned`].
+    fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(usize, u32)) -> bool {
+        self.for_each_planned(hashes, |l, h| {
             let mut any = false;
             self.table.candidates(h, |i| {
                 any = true;
-                f(i);
+                f(l, i);
             });
             any
-        });
+        })
     }
 
     #[inline(always)]
@@ -355,14 +391,15 @@ impl Shared {
         &self,
         hashes: &PrefixHashes,
         n: usize,
+        hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
         let cfg = Published::unpack(self.config.load(Ordering::Acquire));
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
-                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), tr)
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint, tr)
             }
-            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), tr),
+            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint, tr),
             LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
         };
         hit.or_else(|| {
@@ -372,19 +409,23 @@ impl Shared {
     }
 
     /// One probe at depth `level`: the entry answering for that prefix in a wanted role.
+    /// `first`, the first fingerprint match of the level's chain as a scan of the unchanged
+    /// table found it, is confirmed before (instead of) the bucket walk that would reach it first.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn probe<const T: bool>(
         &self,
         hashes: &PrefixHashes,
         level: usize,
         want_real: bool,
         want_rec: Option<RecKind>,
+        first: Option<u32>,
         tr: &mut LookupTrace,
     ) -> Option<(u32, Found)> {
         let h1 = hashes.get(level)?;
         let mut h2 = None;
         let mut found = None;
-        let eq = |idx: u32| {
+        let mut eq = |idx: u32| {
             let Some(e) = self.entries.get(idx) else {
                 return false;
             };
@@ -393,6 +434,11 @@ impl Shared {
             found = e.probe(h2, want_real, want_rec);
             found.is_some()
         };
+        if let Some(i) = first {
+            if eq(i) {
+                return Some((i, found?));
+            }
+        }
         let idx = if T {
             let (idx, lines) = self.table.lookup_probes(h1, eq);
             tr.probes += 1;
@@ -408,10 +454,11 @@ impl Shared {
         &self,
         hashes: &PrefixHashes,
         top: usize,
+        hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        (1..=top).rev().find_map(|l| {
-            self.probe::<T>(hashes, l, true, None, tr)
+        (1..=top.min(hint.depth)).rev().find_map(|l| {
+            self.probe::<T>(hashes, l, true, None, hint.first_at(l), tr)
                 .map(|(e, _)| (e, l))
         })
     }
@@ -422,11 +469,12 @@ impl Shared {
         hashes: &PrefixHashes,
         n: usize,
         m: usize,
+        hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        for l in (1..=n.min(m)).rev() {
+        for l in (1..=n.min(m).min(hint.depth)).rev() {
             let want_rec = (l == m).then_some(RecKind::Virtual);
-            match self.probe::<T>(hashes, l, true, want_rec, tr) {
+            match self.probe::<T>(hashes, l, true, want_rec, hint.first_at(l), tr) {
                 None => {}
                 Some((e, Found::Real(md))) => {
                     let md = usize::from(md);
@@ -461,7 +509,7 @@ impl Shared {
                 }
                 continue;
             }
-            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, tr) {
+            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, None, tr) {
                 return Some((e, l));
             }
         }
@@ -485,7 +533,7 @@ impl Shared {
                 hi = mid - 1;
                 continue;
             }
-            match self.probe::<T>(hashes, mid, true, Some(RecKind::Marker), tr) {
+            match self.probe::<T>(hashes, mid, true, Some(RecKind::Marker), None, tr) {
                 Some((e, Found::Real(_))) => {
                     best = Best::Real(e, mid);
                     lo = mid + 1;
@@ -501,10 +549,10 @@ impl Shared {
             Best::Real(e, l) => Some((e, l)),
             Best::None | Best::Bmp(0) => None,
             Best::Bmp(b) => self
-                .probe::<T>(hashes, b, true, None, tr)
+                .probe::<T>(hashes, b, true, None, None, tr)
                 .map(|(e, _)| (e, b))
                 // Only while the writer is removing that real prefix: finish longest-first.
-                .or_else(|| self.longest_first::<T>(hashes, b - 1, tr)),
+                .or_else(|| self.longest_first::<T>(hashes, b - 1, Hint::NONE, tr)),
         }
     }
 }
@@ -550,19 +598,19 @@ mod tests {
                 let m = r.lookup(&h).unwrap();
                 assert_eq!(m.depth(), depth, "{uri} {algorithm:?}");
                 let mut seen = Vec::new();
-                r.shared.for_each_candidate(&h, |i| seen.push(i));
+                r.shared.for_each_candidate(&h, |_, i| seen.push(i));
                 assert!(seen.contains(&m.entry()), "{uri} {algorithm:?}: {seen:?}");
             }
             let mut seen = Vec::new();
             r.shared
-                .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |i| seen.push(i));
+                .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |_, i| seen.push(i));
             assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
             // Top-down algorithms stop at the first bucket with a candidate: /a/b/c's entry is
             // found at depth 3, so /a/b's and /a's buckets are not scanned.
             let h = hashes_of(&hasher, "/a/b/c/d");
             let hit = r.lookup(&h).unwrap().entry();
             let mut seen = Vec::new();
-            r.shared.for_each_candidate(&h, |i| seen.push(i));
+            r.shared.for_each_candidate(&h, |_, i| seen.push(i));
             if algorithm == LpmAlgorithm::BinarySearch {
                 assert!(seen.contains(&hit), "{algorithm:?}: {seen:?}");
             } else {
