@@ -424,21 +424,16 @@ impl Shared {
     ) -> Option<(u32, Found)> {
         let h1 = hashes.get(level)?;
         let mut h2 = None;
-        let mut found = None;
-        let mut eq = |idx: u32| {
-            let Some(e) = self.entries.get(idx) else {
-                return false;
-            };
-            let h2 =
-                *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
-            found = e.probe(h2, want_real, want_rec);
-            found.is_some()
-        };
         if let Some(i) = first {
-            if eq(i) {
-                return Some((i, found?));
+            if let Some(f) = self.confirm(hashes, level, i, &mut h2, want_real, want_rec) {
+                return Some((i, f));
             }
         }
+        let mut found = None;
+        let eq = |idx: u32| {
+            found = self.confirm(hashes, level, idx, &mut h2, want_real, want_rec);
+            found.is_some()
+        };
         let idx = if T {
             let (idx, lines) = self.table.lookup_probes(h1, eq);
             tr.probes += 1;
@@ -448,6 +443,23 @@ impl Shared {
             self.table.lookup(h1, eq)
         };
         Some((idx?, found?))
+    }
+
+    /// What entry `idx` holds for the prefix at `level` in a wanted role; `h2` caches the
+    /// prefix's identity word across the candidates of one probe.
+    #[inline(always)]
+    fn confirm(
+        &self,
+        hashes: &PrefixHashes,
+        level: usize,
+        idx: u32,
+        h2: &mut Option<u64>,
+        want_real: bool,
+        want_rec: Option<RecKind>,
+    ) -> Option<Found> {
+        let e = self.entries.get(idx)?;
+        let h2 = *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
+        e.probe(h2, want_real, want_rec)
     }
 
     fn longest_first<const T: bool>(
