@@ -264,8 +264,9 @@ impl FibReader {
     /// [`FibReader::probe_plan`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
-        self.shared.for_each_planned(hashes, |_, h| {
-            self.shared.table.prefetch(h);
+        let s = &*self.shared;
+        s.for_each_planned(s.published(), hashes, |_, h| {
+            s.table.prefetch(h);
             false
         });
     }
@@ -285,11 +286,12 @@ impl FibReader {
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
         let gen = Memo::begin(s);
+        let cfg = s.published();
         let mut hint = Hint {
             depth: 0,
             first: None,
         };
-        let top_down = s.for_each_candidate(hashes, |l, i| {
+        s.for_each_candidate(cfg, hashes, |l, i| {
             s.entries.prefetch(i);
             if hint.first.is_none() {
                 hint = Hint {
@@ -298,6 +300,7 @@ impl FibReader {
                 };
             }
         });
+        let top_down = cfg.algorithm != LpmAlgorithm::BinarySearch;
         if let (true, Some(gen)) = (top_down, gen) {
             self.memo.record(gen, hashes, hint);
         }
@@ -307,7 +310,8 @@ impl FibReader {
     /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
     /// search the first probe of the search path and both possible second probes.
     pub fn probe_plan(&self, hashes: &PrefixHashes, out: &mut impl Extend<u64>) {
-        self.shared.for_each_planned(hashes, |_, h| {
+        let s = &*self.shared;
+        s.for_each_planned(s.published(), hashes, |_, h| {
             out.extend(core::iter::once(h));
             false
         });
@@ -325,26 +329,30 @@ impl FibReader {
 }
 
 impl Shared {
-    /// Calls `f` with each depth of the probe plan and its table hash. For longest-first and
-    /// two-stage (whose plan is a top-down run of probes ending at the first hit) the plan stops
-    /// when `f` returns true, "this depth would likely hit", and the result is true; binary
-    /// search ignores it (any of its planned probes may follow a hit) and returns false.
+    /// The published configuration, as a lookup reads it.
+    #[inline(always)]
+    fn published(&self) -> Published {
+        Published::unpack(self.config.load(Ordering::Acquire))
+    }
+
+    /// Calls `f` with each depth of `cfg`'s probe plan and its table hash. For longest-first
+    /// and two-stage (whose plan is a top-down run of probes ending at the first hit) the plan
+    /// stops when `f` returns true, "this depth would likely hit"; binary search ignores it
+    /// (any of its planned probes may follow a hit).
     fn for_each_planned(
         &self,
+        cfg: Published,
         hashes: &PrefixHashes,
         mut f: impl FnMut(usize, u64) -> bool,
-    ) -> bool {
-        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+    ) {
         let n = hashes.components();
         let mut depth = |l: usize| hashes.get(l).is_some_and(|h| f(l, h));
         match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
                 (1..=n.min(usize::from(cfg.k))).rev().any(depth);
-                true
             }
             LpmAlgorithm::TwoStage => {
                 (1..=n.min(usize::from(cfg.m))).rev().any(depth);
-                true
             }
             LpmAlgorithm::BinarySearch => {
                 let (lo, mut hi) = (1usize, (1usize << cfg.d) - 1);
@@ -365,7 +373,6 @@ impl Shared {
                     }
                     break;
                 }
-                false
             }
         }
     }
@@ -373,17 +380,21 @@ impl Shared {
     /// Depths and entry indices of the fingerprint matches in the buckets of the probe plan, in
     /// plan and chain order, up to the first bucket holding one for the top-down algorithms (a
     /// hint: may include other prefixes' entries and, after a fingerprint false positive or
-    /// under concurrent writes, miss some). True for a top-down plan, as
-    /// [`Shared::for_each_planned`].
-    fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(usize, u32)) -> bool {
-        self.for_each_planned(hashes, |l, h| {
+    /// under concurrent writes, miss some).
+    fn for_each_candidate(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        mut f: impl FnMut(usize, u32),
+    ) {
+        self.for_each_planned(cfg, hashes, |l, h| {
             let mut any = false;
             self.table.candidates(h, |i| {
                 any = true;
                 f(l, i);
             });
             any
-        })
+        });
     }
 
     #[inline(always)]
@@ -394,7 +405,7 @@ impl Shared {
         hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+        let cfg = self.published();
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
                 self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint, tr)
@@ -610,19 +621,22 @@ mod tests {
                 let m = r.lookup(&h).unwrap();
                 assert_eq!(m.depth(), depth, "{uri} {algorithm:?}");
                 let mut seen = Vec::new();
-                r.shared.for_each_candidate(&h, |_, i| seen.push(i));
+                r.shared
+                    .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
                 assert!(seen.contains(&m.entry()), "{uri} {algorithm:?}: {seen:?}");
             }
             let mut seen = Vec::new();
+            let qrs = hashes_of(&hasher, "/q/r/s");
             r.shared
-                .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |_, i| seen.push(i));
+                .for_each_candidate(r.shared.published(), &qrs, |_, i| seen.push(i));
             assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
             // Top-down algorithms stop at the first bucket with a candidate: /a/b/c's entry is
             // found at depth 3, so /a/b's and /a's buckets are not scanned.
             let h = hashes_of(&hasher, "/a/b/c/d");
             let hit = r.lookup(&h).unwrap().entry();
             let mut seen = Vec::new();
-            r.shared.for_each_candidate(&h, |_, i| seen.push(i));
+            r.shared
+                .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
             if algorithm == LpmAlgorithm::BinarySearch {
                 assert!(seen.contains(&hit), "{algorithm:?}: {seen:?}");
             } else {
