@@ -19,7 +19,6 @@ use crate::lpm::{
 use crate::nexthop::{NextHop, StrategyId};
 use crate::ops::{Core, Host, Sizing};
 use crate::reader::{FibHandle, LookupTrace};
-use crate::spec::Hint;
 use crate::FibError;
 
 /// A stream of prefixes addressable by index.
@@ -319,7 +318,7 @@ impl Loader {
                         let bmp = if l > self.shallowest {
                             self.core
                                 .shared
-                                .lookup_impl::<false>(&self.hashes, l - 1, Hint::NONE, &mut tr)
+                                .lookup_impl::<false>(&self.hashes, l - 1, None, &mut tr)
                                 .map_or(0, |(_, depth)| depth)
                         } else {
                             0

@@ -243,10 +243,12 @@ impl FibReader {
     #[inline]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
         let mut tr = LookupTrace::default();
-        let hint = self.memo.hint(&self.shared, hashes);
-        let hit = self
-            .shared
-            .lookup_impl::<false>(hashes, hashes.components(), hint, &mut tr);
+        let hit = self.shared.lookup_impl::<false>(
+            hashes,
+            hashes.components(),
+            Some(&self.memo),
+            &mut tr,
+        );
         hit.and_then(|(e, d)| self.make_match(e, d))
     }
 
@@ -256,7 +258,7 @@ impl FibReader {
         let mut tr = LookupTrace::default();
         let hit = self
             .shared
-            .lookup_impl::<true>(hashes, hashes.components(), Hint::NONE, &mut tr);
+            .lookup_impl::<true>(hashes, hashes.components(), None, &mut tr);
         (hit.and_then(|(e, d)| self.make_match(e, d)), tr)
     }
 
@@ -402,15 +404,19 @@ impl Shared {
         &self,
         hashes: &PrefixHashes,
         n: usize,
-        hint: Hint,
+        memo: Option<&Memo>,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
         let cfg = self.published();
+        // Only the top-down algorithms' scans are recorded.
+        let hint = |s: &Self| memo.map_or(Hint::NONE, |m| m.hint(s, hashes));
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
-                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint, tr)
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint(self), tr)
             }
-            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint, tr),
+            LpmAlgorithm::TwoStage => {
+                self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint(self), tr)
+            }
             LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
         };
         hit.or_else(|| {
