@@ -275,7 +275,7 @@ impl Loader {
         let mut tr = LookupTrace::default();
         self.core
             .shared
-            .probe::<false>(&self.hashes, l, true, want_rec, &mut tr)
+            .probe::<false>(&self.hashes, l, true, want_rec, None, &mut tr)
     }
 
     fn insert(&mut self, p: usize, strategy: StrategyId) -> Result<(), FibError> {
@@ -318,7 +318,7 @@ impl Loader {
                         let bmp = if l > self.shallowest {
                             self.core
                                 .shared
-                                .lookup_impl::<false>(&self.hashes, l - 1, &mut tr)
+                                .lookup_impl::<false>(&self.hashes, l - 1, None, &mut tr)
                                 .map_or(0, |(_, depth)| depth)
                         } else {
                             0

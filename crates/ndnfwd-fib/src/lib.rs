@@ -26,6 +26,7 @@ mod ops;
 pub mod qsbr;
 mod reader;
 pub mod rib;
+mod spec;
 mod store;
 mod writer;
 

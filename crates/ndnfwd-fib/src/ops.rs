@@ -6,7 +6,7 @@
 //! removed before the entry part it pointed to is invalidated; an entry or nexthop set becomes
 //! reusable only through [`Limbo`] after a grace period.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ndn_packet::Name;
@@ -35,6 +35,23 @@ pub(crate) enum Garbage {
     /// An auxiliary record the previous LPM configuration needed; removed after the grace
     /// period unless the configuration needs it again by then.
     Aux(Name, RecKind),
+}
+
+/// Runs `f`, a change of bucket slots or of the configuration word, with the write generation
+/// `gen` odd (the seqlock write side; readers use it in `spec.rs`). Single writer.
+fn write<R>(gen: &AtomicU64, f: impl FnOnce() -> R) -> R {
+    gen.store(
+        gen.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Relaxed,
+    );
+    // Orders the odd store before the slot stores of `f`.
+    fence(Ordering::Release);
+    let r = f();
+    gen.store(
+        gen.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Release,
+    );
+    r
 }
 
 /// Sizing of a new FIB.
@@ -92,6 +109,7 @@ impl Core {
             sets: Segmented::with_capacity(size.max_sets),
             config: config.pack().into(),
             root: 0.into(),
+            gen: 0.into(),
             qsbr: Qsbr::new(),
             counters: Counters::default(),
         });
@@ -115,7 +133,8 @@ impl Core {
     }
 
     pub(crate) fn publish_config(&self, p: Published) {
-        self.shared.config.store(p.pack(), Ordering::Release);
+        let s = &self.shared;
+        write(&s.gen, || s.config.store(p.pack(), Ordering::Release));
     }
 
     /// Interns a nexthop set (taking a reference).
@@ -188,10 +207,8 @@ impl Core {
 
     /// Makes the prefix with table hash `h1` resolve to entry `i`.
     pub(crate) fn publish(&mut self, h1: u64, i: u32) -> Result<(), FibError> {
-        self.shared
-            .table
-            .insert(&mut self.tw, h1, i)
-            .map_err(|_| FibError::TableFull)
+        let s = &self.shared;
+        write(&s.gen, || s.table.insert(&mut self.tw, h1, i)).map_err(|_| FibError::TableFull)
     }
 
     /// Publishes the root prefix's entry (or withdraws it).
@@ -227,7 +244,8 @@ impl Core {
 
     /// Removes a record's slot, then invalidates it.
     pub(crate) fn remove_record(&mut self, host: Host, h1: u64, kind: RecKind) {
-        self.shared.table.remove(&mut self.tw, h1, host.entry);
+        let s = &self.shared;
+        write(&s.gen, || s.table.remove(&mut self.tw, h1, host.entry));
         self.drop_record(host);
         bump(self.kind_counter(kind), -1);
     }
@@ -243,7 +261,8 @@ impl Core {
     /// releases its set.
     pub(crate) fn remove_real(&mut self, entry: u32, h1: Option<u64>) {
         if let Some(h1) = h1 {
-            self.shared.table.remove(&mut self.tw, h1, entry);
+            let s = &self.shared;
+            write(&s.gen, || s.table.remove(&mut self.tw, h1, entry));
         }
         let fwd = self.entry(entry).map(|e| {
             e.clear_real();

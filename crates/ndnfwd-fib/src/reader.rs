@@ -18,6 +18,7 @@ use crate::entry::{Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
+use crate::spec::{Hint, Memo};
 use crate::store::Segmented;
 
 /// Bit of [`Shared::root`] saying the root prefix `/` has a real entry.
@@ -53,6 +54,8 @@ pub(crate) struct Shared {
     pub config: AtomicU64,
     /// `ROOT_VALID | entry index` of the root prefix, or 0.
     pub root: AtomicU64,
+    /// Write generation: odd while the writer changes bucket slots or `config` (see `spec.rs`).
+    pub gen: AtomicU64,
     pub qsbr: Qsbr,
     pub counters: Counters,
 }
@@ -110,6 +113,7 @@ impl FibHandle {
         FibReader {
             shared: self.shared.clone(),
             qsbr: self.shared.qsbr.register(),
+            memo: Memo::default(),
             _not_sync: PhantomData,
         }
     }
@@ -203,8 +207,9 @@ impl<'r> FibMatch<'r> {
 /// [`FibMatch`] obtained so far) and [`FibReader::offline`] when idle.
 #[derive(Debug)]
 pub struct FibReader {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     qsbr: QsbrReader,
+    pub(crate) memo: Memo,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -231,22 +236,29 @@ impl FibReader {
         self.qsbr.online();
     }
 
-    /// Longest prefix match of the name whose prefix hashes are `hashes`.
+    /// Longest prefix match of the name whose prefix hashes are `hashes`. After
+    /// [`FibReader::prefetch_entries`] of the same name, with the FIB unchanged since, a
+    /// longest-first or two-stage lookup starts where that scan found the first fingerprint
+    /// match (same answer, fewer probes).
     #[inline]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
         let mut tr = LookupTrace::default();
-        let hit = self
-            .shared
-            .lookup_impl::<false>(hashes, hashes.components(), &mut tr);
+        let hit = self.shared.lookup_impl::<false>(
+            hashes,
+            hashes.components(),
+            Some(&self.memo),
+            &mut tr,
+        );
         hit.and_then(|(e, d)| self.make_match(e, d))
     }
 
-    /// [`FibReader::lookup`] that also counts probes and cache lines.
+    /// [`FibReader::lookup`] that also counts probes and cache lines. It probes the whole
+    /// plan (no speculation memo), so the counts are the algorithm's own.
     pub fn lookup_traced(&self, hashes: &PrefixHashes) -> (Option<FibMatch<'_>>, LookupTrace) {
         let mut tr = LookupTrace::default();
         let hit = self
             .shared
-            .lookup_impl::<true>(hashes, hashes.components(), &mut tr);
+            .lookup_impl::<true>(hashes, hashes.components(), None, &mut tr);
         (hit.and_then(|(e, d)| self.make_match(e, d)), tr)
     }
 
@@ -254,8 +266,9 @@ impl FibReader {
     /// [`FibReader::probe_plan`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
-        self.shared.for_each_planned(hashes, |h| {
-            self.shared.table.prefetch(h);
+        let s = &*self.shared;
+        s.for_each_planned(s.published(), hashes, |_, h| {
+            s.table.prefetch(h);
             false
         });
     }
@@ -266,20 +279,41 @@ impl FibReader {
     /// those lookups end at their first hit, so shorter prefixes' buckets are only read after a
     /// fingerprint false positive. Call it one step after
     /// [`FibReader::prefetch`] with the same hashes, once those buckets are in cache; it reads
-    /// only the buckets and writes nothing, so it never changes a lookup's result, and any
-    /// hashes (empty, other keys, any length) are fine. Nexthop sets are not prefetched: their
-    /// index lives in the entry being fetched.
+    /// only the buckets and never changes a lookup's result, and any hashes (empty, other keys,
+    /// any length) are fine. For the top-down algorithms the reader remembers where the scan
+    /// stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows miss
+    /// (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their index
+    /// lives in the entry being fetched.
     #[inline]
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
-        s.for_each_candidate(hashes, |i| s.entries.prefetch(i));
+        let gen = Memo::begin(s);
+        let cfg = s.published();
+        let mut hint = Hint {
+            depth: 0,
+            first: None,
+        };
+        s.for_each_candidate(cfg, hashes, |l, i| {
+            s.entries.prefetch(i);
+            if hint.first.is_none() {
+                hint = Hint {
+                    depth: l,
+                    first: Some(i),
+                };
+            }
+        });
+        let top_down = cfg.algorithm != LpmAlgorithm::BinarySearch;
+        if let (true, Some(gen)) = (top_down, gen) {
+            self.memo.record(gen, hashes, hint);
+        }
     }
 
     /// Table hashes the current algorithm probes first, all at once: every candidate depth for
     /// longest-first (`min(n, k) ..= 1`) and two-stage stage 1 (`min(n, M) ..= 1`); for binary
     /// search the first probe of the search path and both possible second probes.
     pub fn probe_plan(&self, hashes: &PrefixHashes, out: &mut impl Extend<u64>) {
-        self.shared.for_each_planned(hashes, |h| {
+        let s = &*self.shared;
+        s.for_each_planned(s.published(), hashes, |_, h| {
             out.extend(core::iter::once(h));
             false
         });
@@ -297,14 +331,24 @@ impl FibReader {
 }
 
 impl Shared {
-    /// Calls `f` with the table hash of each depth of the probe plan. For longest-first and
-    /// two-stage (whose plan is a top-down run of probes ending at the first hit) the plan stops
-    /// when `f` returns true, "this depth would likely hit"; binary search ignores it (any of
-    /// its planned probes may follow a hit).
-    fn for_each_planned(&self, hashes: &PrefixHashes, mut f: impl FnMut(u64) -> bool) {
-        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+    /// The published configuration, as a lookup reads it.
+    #[inline(always)]
+    fn published(&self) -> Published {
+        Published::unpack(self.config.load(Ordering::Acquire))
+    }
+
+    /// Calls `f` with each depth of `cfg`'s probe plan and its table hash. For longest-first
+    /// and two-stage (whose plan is a top-down run of probes ending at the first hit) the plan
+    /// stops when `f` returns true, "this depth would likely hit"; binary search ignores it
+    /// (any of its planned probes may follow a hit).
+    fn for_each_planned(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        mut f: impl FnMut(usize, u64) -> bool,
+    ) {
         let n = hashes.components();
-        let mut depth = |l: usize| hashes.get(l).is_some_and(&mut f);
+        let mut depth = |l: usize| hashes.get(l).is_some_and(|h| f(l, h));
         match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
                 (1..=n.min(usize::from(cfg.k))).rev().any(depth);
@@ -335,16 +379,21 @@ impl Shared {
         }
     }
 
-    /// Entry indices behind fingerprint matches in the buckets of the probe plan, up to the
-    /// first bucket holding one for the top-down algorithms (a hint: may include other
-    /// prefixes' entries and, after a fingerprint false positive or under concurrent writes,
-    /// miss some).
-    fn for_each_candidate(&self, hashes: &PrefixHashes, mut f: impl FnMut(u32)) {
-        self.for_each_planned(hashes, |h| {
+    /// Depths and entry indices of the fingerprint matches in the buckets of the probe plan, in
+    /// plan and chain order, up to the first bucket holding one for the top-down algorithms (a
+    /// hint: may include other prefixes' entries and, after a fingerprint false positive or
+    /// under concurrent writes, miss some).
+    fn for_each_candidate(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        mut f: impl FnMut(usize, u32),
+    ) {
+        self.for_each_planned(cfg, hashes, |l, h| {
             let mut any = false;
             self.table.candidates(h, |i| {
                 any = true;
-                f(i);
+                f(l, i);
             });
             any
         });
@@ -355,14 +404,19 @@ impl Shared {
         &self,
         hashes: &PrefixHashes,
         n: usize,
+        memo: Option<&Memo>,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        let cfg = Published::unpack(self.config.load(Ordering::Acquire));
+        let cfg = self.published();
+        // Only the top-down algorithms' scans are recorded.
+        let hint = |s: &Self| memo.map_or(Hint::NONE, |m| m.hint(s, hashes));
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
-                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), tr)
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint(self), tr)
             }
-            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), tr),
+            LpmAlgorithm::TwoStage => {
+                self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint(self), tr)
+            }
             LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
         };
         hit.or_else(|| {
@@ -372,25 +426,29 @@ impl Shared {
     }
 
     /// One probe at depth `level`: the entry answering for that prefix in a wanted role.
+    /// `first`, the first fingerprint match of the level's chain as a scan of the unchanged
+    /// table found it, is confirmed before (instead of) the bucket walk that would reach it first.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn probe<const T: bool>(
         &self,
         hashes: &PrefixHashes,
         level: usize,
         want_real: bool,
         want_rec: Option<RecKind>,
+        first: Option<u32>,
         tr: &mut LookupTrace,
     ) -> Option<(u32, Found)> {
         let h1 = hashes.get(level)?;
         let mut h2 = None;
+        if let Some(i) = first {
+            if let Some(f) = self.confirm(hashes, level, i, &mut h2, want_real, want_rec) {
+                return Some((i, f));
+            }
+        }
         let mut found = None;
         let eq = |idx: u32| {
-            let Some(e) = self.entries.get(idx) else {
-                return false;
-            };
-            let h2 =
-                *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
-            found = e.probe(h2, want_real, want_rec);
+            found = self.confirm(hashes, level, idx, &mut h2, want_real, want_rec);
             found.is_some()
         };
         let idx = if T {
@@ -404,14 +462,32 @@ impl Shared {
         Some((idx?, found?))
     }
 
+    /// What entry `idx` holds for the prefix at `level` in a wanted role; `h2` caches the
+    /// prefix's identity word across the candidates of one probe.
+    #[inline(always)]
+    fn confirm(
+        &self,
+        hashes: &PrefixHashes,
+        level: usize,
+        idx: u32,
+        h2: &mut Option<u64>,
+        want_real: bool,
+        want_rec: Option<RecKind>,
+    ) -> Option<Found> {
+        let e = self.entries.get(idx)?;
+        let h2 = *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
+        e.probe(h2, want_real, want_rec)
+    }
+
     fn longest_first<const T: bool>(
         &self,
         hashes: &PrefixHashes,
         top: usize,
+        hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        (1..=top).rev().find_map(|l| {
-            self.probe::<T>(hashes, l, true, None, tr)
+        (1..=top.min(hint.depth)).rev().find_map(|l| {
+            self.probe::<T>(hashes, l, true, None, hint.first_at(l), tr)
                 .map(|(e, _)| (e, l))
         })
     }
@@ -422,11 +498,12 @@ impl Shared {
         hashes: &PrefixHashes,
         n: usize,
         m: usize,
+        hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        for l in (1..=n.min(m)).rev() {
+        for l in (1..=n.min(m).min(hint.depth)).rev() {
             let want_rec = (l == m).then_some(RecKind::Virtual);
-            match self.probe::<T>(hashes, l, true, want_rec, tr) {
+            match self.probe::<T>(hashes, l, true, want_rec, hint.first_at(l), tr) {
                 None => {}
                 Some((e, Found::Real(md))) => {
                     let md = usize::from(md);
@@ -461,7 +538,7 @@ impl Shared {
                 }
                 continue;
             }
-            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, tr) {
+            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, None, tr) {
                 return Some((e, l));
             }
         }
@@ -485,7 +562,7 @@ impl Shared {
                 hi = mid - 1;
                 continue;
             }
-            match self.probe::<T>(hashes, mid, true, Some(RecKind::Marker), tr) {
+            match self.probe::<T>(hashes, mid, true, Some(RecKind::Marker), None, tr) {
                 Some((e, Found::Real(_))) => {
                     best = Best::Real(e, mid);
                     lo = mid + 1;
@@ -501,10 +578,10 @@ impl Shared {
             Best::Real(e, l) => Some((e, l)),
             Best::None | Best::Bmp(0) => None,
             Best::Bmp(b) => self
-                .probe::<T>(hashes, b, true, None, tr)
+                .probe::<T>(hashes, b, true, None, None, tr)
                 .map(|(e, _)| (e, b))
                 // Only while the writer is removing that real prefix: finish longest-first.
-                .or_else(|| self.longest_first::<T>(hashes, b - 1, tr)),
+                .or_else(|| self.longest_first::<T>(hashes, b - 1, Hint::NONE, tr)),
         }
     }
 }
@@ -550,19 +627,22 @@ mod tests {
                 let m = r.lookup(&h).unwrap();
                 assert_eq!(m.depth(), depth, "{uri} {algorithm:?}");
                 let mut seen = Vec::new();
-                r.shared.for_each_candidate(&h, |i| seen.push(i));
+                r.shared
+                    .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
                 assert!(seen.contains(&m.entry()), "{uri} {algorithm:?}: {seen:?}");
             }
             let mut seen = Vec::new();
+            let qrs = hashes_of(&hasher, "/q/r/s");
             r.shared
-                .for_each_candidate(&hashes_of(&hasher, "/q/r/s"), |i| seen.push(i));
+                .for_each_candidate(r.shared.published(), &qrs, |_, i| seen.push(i));
             assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
             // Top-down algorithms stop at the first bucket with a candidate: /a/b/c's entry is
             // found at depth 3, so /a/b's and /a's buckets are not scanned.
             let h = hashes_of(&hasher, "/a/b/c/d");
             let hit = r.lookup(&h).unwrap().entry();
             let mut seen = Vec::new();
-            r.shared.for_each_candidate(&h, |i| seen.push(i));
+            r.shared
+                .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
             if algorithm == LpmAlgorithm::BinarySearch {
                 assert!(seen.contains(&hit), "{algorithm:?}: {seen:?}");
             } else {

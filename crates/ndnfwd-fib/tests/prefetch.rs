@@ -86,6 +86,60 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The reader remembers what `prefetch_entries` saw for the lookup that follows; a FIB
+    /// change in between (a set or a removal, anywhere) must void it. Each name is scanned,
+    /// then a prefix is toggled (added if absent, removed if present), then the name looked up.
+    #[test]
+    fn a_change_after_prefetch_entries_is_seen_by_the_lookup(
+        prefixes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 0..20),
+        changes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 1..4),
+        extra in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..10), 1..4),
+        m in 1u8..6,
+    ) {
+        let h = hasher();
+        let mut model = Model::default();
+        let mut fibs: Vec<_> = ALGORITHMS.iter().map(|&a| writer(a, m)).collect();
+        for (c, face) in &prefixes {
+            let n = to_name(c);
+            for w in fibs.iter_mut() {
+                w.set(n.as_ref(), &hop(*face), 0).unwrap();
+            }
+            model.prefixes.insert(n, *face);
+        }
+        let readers: Vec<_> = fibs.iter().map(|w| w.handle().reader()).collect();
+        let mut hs = PrefixHashes::default();
+        for (c, face) in &changes {
+            let changed = to_name(c);
+            for n in names(&model, &extra) {
+                h.hash_prefixes(n.as_ref(), &mut hs);
+                for r in &readers {
+                    r.prefetch(&hs);
+                    r.prefetch_entries(&hs);
+                }
+                let present = model.prefixes.remove(&changed).is_some();
+                if !present {
+                    model.prefixes.insert(changed.clone(), *face);
+                }
+                for w in fibs.iter_mut() {
+                    if present {
+                        prop_assert!(w.remove(changed.as_ref()).unwrap());
+                    } else {
+                        w.set(changed.as_ref(), &hop(*face), 0).unwrap();
+                    }
+                }
+                for (w, r) in fibs.iter().zip(&readers) {
+                    let got = r.lookup(&hs)
+                        .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)));
+                    prop_assert_eq!(got, model.lpm(n.as_ref()), "{} after toggling {} {:?}", n, changed, w.lpm());
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn prefetch_entries_on_empty_fib_and_long_names() {
     let h = hasher();

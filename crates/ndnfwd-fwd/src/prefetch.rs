@@ -37,8 +37,9 @@ impl Core {
 
     /// Speculative hash-table lookup (seed 002 SHTL) for a packet whose buckets were
     /// prefetched one step ago: prefetch the entries behind every fingerprint match, in its
-    /// PCCT bucket and in every FIB bucket of the probe plan. (A Data's PCCT entry was already
-    /// prefetched with the bucket step: our token names it directly.)
+    /// PCCT bucket and in every FIB bucket of the probe plan (the FIB reader keeps where its
+    /// scan stopped, for this packet's lookup). (A Data's PCCT entry was already prefetched
+    /// with the bucket step: our token names it directly.)
     pub(crate) fn speculate<const A: bool>(
         &mut self,
         rx: &RxPacket,
