@@ -78,6 +78,19 @@ pub(crate) const fn slot_index(slot: u64) -> u32 {
     slot as u32
 }
 
+/// Portable `raw::scan::fp_match_bits`: bit `2 * s + 1` set <=> slot `s`'s fingerprint is
+/// `fp`, one relaxed load and compare per slot (the SSE2 version's reference in tests).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+pub(crate) fn fp_match_bits_scalar(bucket: &Bucket, fp: u32) -> u32 {
+    let mut bits = 0;
+    for (s, slot) in bucket.slots.iter().enumerate() {
+        if slot_fp(slot.load(core::sync::atomic::Ordering::Relaxed)) == fp {
+            bits |= 2 << (2 * s);
+        }
+    }
+    bits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
