@@ -12,7 +12,8 @@
 //! Empty-slot encoding: a fingerprint is the high 32 bits of the hash with bit 0 forced to 1
 //! ([`fingerprint`]), so an occupied slot is never 0 and 0 means empty. This costs one bit of
 //! fingerprint (false-positive rate 2^-31 per occupied slot) and lets a reader test a slot with
-//! one load and one compare. `BucketTable::lookup_occupied` visits only the slots the occupancy
+//! one load and one compare, or the whole bucket with one SIMD compare (`raw::scan`), since an
+//! empty slot never matches. `BucketTable::lookup_occupied` visits only the slots the occupancy
 //! bits mark (for mostly empty tables); since the slot word alone decides a match, an occupancy
 //! bit that disagrees with its slot for a moment costs a wasted compare or a not-yet-seen
 //! insert, never a wrong index.

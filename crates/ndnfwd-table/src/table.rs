@@ -203,9 +203,9 @@ impl BucketTable {
 
     /// [`BucketTable::lookup`] for a table whose buckets are mostly empty (sized for a worst
     /// case, like the PIT-CS): reads only the slots the bucket's occupancy bits mark, instead
-    /// of testing all seven. Same result and the same concurrency guarantees (module docs);
-    /// fewer instructions when a bucket holds about two entries or fewer, more when it is
-    /// nearly full, which is why [`BucketTable::lookup`] (the FIB's) tests every slot.
+    /// of comparing all seven at once. Same result and the same concurrency guarantees (module
+    /// docs); fewer instructions when a bucket holds about two entries or fewer, more when it
+    /// is nearly full, which is why [`BucketTable::lookup`] (the FIB's) compares every slot.
     #[inline]
     pub fn lookup_occupied(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> Option<u32> {
         self.walk::<true>(hash, eq).0
