@@ -12,7 +12,8 @@
 //! Empty-slot encoding: a fingerprint is the high 32 bits of the hash with bit 0 forced to 1
 //! ([`fingerprint`]), so an occupied slot is never 0 and 0 means empty. This costs one bit of
 //! fingerprint (false-positive rate 2^-31 per occupied slot) and lets a reader test a slot with
-//! one load and one compare. `BucketTable::lookup_occupied` visits only the slots the occupancy
+//! one load and one compare, or the whole bucket with one SIMD compare (`raw::scan`), since an
+//! empty slot never matches. `BucketTable::lookup_occupied` visits only the slots the occupancy
 //! bits mark (for mostly empty tables); since the slot word alone decides a match, an occupancy
 //! bit that disagrees with its slot for a moment costs a wasted compare or a not-yet-seen
 //! insert, never a wrong index.
@@ -76,6 +77,19 @@ pub(crate) const fn slot_fp(slot: u64) -> u32 {
 #[inline(always)]
 pub(crate) const fn slot_index(slot: u64) -> u32 {
     slot as u32
+}
+
+/// Portable `raw::scan::fp_match_bits`: bit `2 * s + 1` set <=> slot `s`'s fingerprint is
+/// `fp`, one relaxed load and compare per slot (the SSE2 version's reference in tests).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+pub(crate) fn fp_match_bits_scalar(bucket: &Bucket, fp: u32) -> u32 {
+    let mut bits = 0;
+    for (s, slot) in bucket.slots.iter().enumerate() {
+        if slot_fp(slot.load(core::sync::atomic::Ordering::Relaxed)) == fp {
+            bits |= 2 << (2 * s);
+        }
+    }
+    bits
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ use crate::bucket::{
 };
 use crate::raw::mem::ZeroedSlice;
 use crate::raw::prefetch::prefetch_read;
+use crate::raw::scan::fp_match_bits;
 use crate::AllocError;
 
 /// Entries per home bucket used when the caller has no better idea (seed 000 §4.2, seed 001 §3.2).
@@ -202,9 +203,9 @@ impl BucketTable {
 
     /// [`BucketTable::lookup`] for a table whose buckets are mostly empty (sized for a worst
     /// case, like the PIT-CS): reads only the slots the bucket's occupancy bits mark, instead
-    /// of testing all seven. Same result and the same concurrency guarantees (module docs);
-    /// fewer instructions when a bucket holds about two entries or fewer, more when it is
-    /// nearly full, which is why [`BucketTable::lookup`] (the FIB's) tests every slot.
+    /// of comparing all seven at once. Same result and the same concurrency guarantees (module
+    /// docs); fewer instructions when a bucket holds about two entries or fewer, more when it
+    /// is nearly full, which is why [`BucketTable::lookup`] (the FIB's) compares every slot.
     #[inline]
     pub fn lookup_occupied(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> Option<u32> {
         self.walk::<true>(hash, eq).0
@@ -432,9 +433,11 @@ impl BucketTable {
 }
 
 /// Calls `eq` with the index of every slot of `bucket` whose fingerprint is `fp`, in slot
-/// order, until it returns true; returns that index. With `OCCUPIED_ONLY`, only the slots the
-/// occupancy bits mark are read (`meta` loaded with Acquire: the writer sets a bit after the
-/// slot's Release store, so a marked slot's word is visible); otherwise all seven.
+/// order, until it returns true; returns that index. Without `OCCUPIED_ONLY`, one SSE2 compare
+/// of the whole bucket ([`fp_match_bits`]) picks the slots to visit; each is re-loaded
+/// (Relaxed) and re-checked, since the writer may have changed it since. With `OCCUPIED_ONLY`,
+/// only the slots the occupancy bits mark are read (`meta` loaded with Acquire: the writer sets
+/// a bit after the slot's Release store, so a marked slot's word is visible).
 #[inline(always)]
 fn scan<const OCCUPIED_ONLY: bool>(
     bucket: &Bucket,
@@ -452,7 +455,15 @@ fn scan<const OCCUPIED_ONLY: bool>(
         eq(slot_index(word)).then_some(slot_index(word))
     };
     if !OCCUPIED_ONLY {
-        return bucket.slots.iter().find_map(test);
+        let mut matches = fp_match_bits(bucket, fp);
+        while matches != 0 {
+            let s = (matches.trailing_zeros() / 2) as usize;
+            matches &= matches - 1;
+            if let Some(i) = bucket.slots.get(s).and_then(&mut test) {
+                return Some(i);
+            }
+        }
+        return None;
     }
     let mut occupied = bucket.meta.load(Ordering::Acquire) & OCC_MASK;
     while occupied != 0 {
