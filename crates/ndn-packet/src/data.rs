@@ -88,6 +88,22 @@ impl<'a> Data<'a> {
         };
         let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
         let mut last = position(tt::NAME);
+        // Straight-line fast path: the elements that follow in spec order are taken without the
+        // loop's order bookkeeping; it stops at the first other element, which the loop below
+        // then handles as it would have at that position (same checks, same errors).
+        if let Some((v, end)) = tlv::element_if(outer, pos, tt::META_INFO)? {
+            (meta, pos, last) = (Some(v), end, position(tt::META_INFO));
+        }
+        if let Some((v, end)) = tlv::element_if(outer, pos, tt::CONTENT)? {
+            (content, pos, last) = (Some(v), end, position(tt::CONTENT));
+        }
+        if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_INFO)? {
+            sig_info = Some(SignatureInfo::new_checked(v)?);
+            (pos, last) = (end, position(tt::SIGNATURE_INFO));
+        }
+        if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_VALUE)? {
+            (sig_value, pos, last) = (Some(v), end, position(tt::SIGNATURE_VALUE));
+        }
         while pos < outer.len() {
             let (typ, value, end) = tlv::element_at(outer, pos)?;
             pos = end;
@@ -228,10 +244,19 @@ fn admit(typ: u32, pos: u8, last: u8) -> Result<bool, DecodeError> {
 type MetaFields<'a> = (Option<u64>, Option<u64>, Option<Component<'a>>);
 
 /// Decodes a MetaInfo TLV-VALUE under the same order rules as the Data's top level.
-#[inline]
+/// The same straight-line fast path as the top level comes first.
+#[inline(always)]
 fn meta_info(value: &[u8]) -> Result<MetaFields<'_>, DecodeError> {
     let mut fields: MetaFields<'_> = (None, None, None);
     let (mut pos, mut last) = (0, 0);
+    if let Some((v, end)) = tlv::element_if(value, pos, tt::CONTENT_TYPE)? {
+        fields.0 = Some(tlv::read_nni(v)?);
+        (pos, last) = (end, meta_position(tt::CONTENT_TYPE));
+    }
+    if let Some((v, end)) = tlv::element_if(value, pos, tt::FRESHNESS_PERIOD)? {
+        fields.1 = Some(tlv::read_nni(v)?);
+        (pos, last) = (end, meta_position(tt::FRESHNESS_PERIOD));
+    }
     while pos < value.len() {
         let (typ, v, end) = tlv::element_at(value, pos)?;
         pos = end;

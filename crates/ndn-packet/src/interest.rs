@@ -123,7 +123,40 @@ impl<'a> Interest<'a> {
             signature_info: None,
             signature_value: None,
         };
-        let mut last = 1u8;
+        let mut last = position(tt::NAME);
+        // Straight-line fast path: the guiders that follow the name in spec order are taken
+        // without the loop's order bookkeeping; it stops at the first other element, which the
+        // loop below then handles as it would have at that position (same checks, same errors).
+        if let Some((value, next)) = tlv::element_if(outer, pos, tt::CAN_BE_PREFIX)? {
+            if !value.is_empty() {
+                return Err(DecodeError::Invalid(tt::CAN_BE_PREFIX));
+            }
+            (it.can_be_prefix, pos, last) = (true, next, position(tt::CAN_BE_PREFIX));
+        }
+        if let Some((value, next)) = tlv::element_if(outer, pos, tt::MUST_BE_FRESH)? {
+            if !value.is_empty() {
+                return Err(DecodeError::Invalid(tt::MUST_BE_FRESH));
+            }
+            (it.must_be_fresh, pos, last) = (true, next, position(tt::MUST_BE_FRESH));
+        }
+        if let Some((value, next)) = tlv::element_if(outer, pos, tt::NONCE)? {
+            if value.len() != 4 {
+                return Err(DecodeError::Invalid(tt::NONCE));
+            }
+            it.nonce = Some((base + pos, base + next));
+            (pos, last) = (next, position(tt::NONCE));
+        }
+        if let Some((value, next)) = tlv::element_if(outer, pos, tt::INTEREST_LIFETIME)? {
+            it.lifetime = Some((base + pos, base + next, tlv::read_nni(value)?));
+            (pos, last) = (next, position(tt::INTEREST_LIFETIME));
+        }
+        if let Some((value, next)) = tlv::element_if(outer, pos, tt::HOP_LIMIT)? {
+            if value.len() != 1 {
+                return Err(DecodeError::Invalid(tt::HOP_LIMIT));
+            }
+            it.hop_limit = Some((base + pos, base + next));
+            (pos, last) = (next, position(tt::HOP_LIMIT));
+        }
         while pos < outer.len() {
             let start = base + pos;
             let (typ, value, next) = tlv::element_at(outer, pos)?;

@@ -272,3 +272,106 @@ fn guiders_rewrite_without_touching_the_rest() {
         .unwrap();
     assert_eq!(out, expect);
 }
+
+/// The element loop before the straight-line fast path, kept as the reference model: a general
+/// walk over `Reader` elements that looks each type up in the spec's order list.
+fn reference_decode(wire: &[u8]) -> Result<Interest<'_>, DecodeError> {
+    const ORDER: [u32; 10] = [7, 33, 18, 30, 10, 12, 34, 36, 44, 46];
+    let outer = tlv::read_single(wire)?;
+    if outer.typ != tt::INTEREST {
+        return Err(DecodeError::UnexpectedType(outer.typ));
+    }
+    let base = outer.value_start;
+    let mut r = Reader::new(outer.value);
+    let name_el = r.read_if(tt::NAME)?.ok_or(DecodeError::Missing(tt::NAME))?;
+    let (name, scan) = NameRef::scan(name_el.value, &mut ())?;
+    if name.is_empty() {
+        return Err(DecodeError::Invalid(tt::NAME));
+    }
+    let mut it = Interest {
+        wire,
+        name,
+        name_end: base + name_el.end(),
+        can_be_prefix: false,
+        must_be_fresh: false,
+        forwarding_hint: None,
+        nonce: None,
+        lifetime: None,
+        hop_limit: None,
+        params: None,
+        signature_info: None,
+        signature_value: None,
+    };
+    let mut last = 0;
+    for e in r {
+        let e = e?;
+        let (start, end) = (base + e.start, base + e.end());
+        let Some(at) = ORDER.iter().position(|&t| t == e.typ) else {
+            if is_critical(e.typ) {
+                return Err(DecodeError::UnknownCritical(e.typ));
+            }
+            continue;
+        };
+        if at <= last || (at >= 8 && last != at - 1) {
+            if is_critical(e.typ) {
+                return Err(DecodeError::OutOfOrder(e.typ));
+            }
+            continue;
+        }
+        last = at;
+        let bad = DecodeError::Invalid(e.typ);
+        match (e.typ, e.value.len()) {
+            (33 | 18, 1..) | (10, 0..=3 | 5..) | (34, 0 | 2..) => return Err(bad),
+            (33, _) => it.can_be_prefix = true,
+            (18, _) => it.must_be_fresh = true,
+            (30, _) => {
+                check_forwarding_hint(e.value)?;
+                it.forwarding_hint = Some(e.value);
+            }
+            (10, _) => it.nonce = Some((start, end)),
+            (12, _) => it.lifetime = Some((start, end, e.nni()?)),
+            (34, _) => it.hop_limit = Some((start, end)),
+            (36, _) => it.params = Some((start, e.value)),
+            (44, _) => it.signature_info = Some(e.value),
+            _ => it.signature_value = Some(e.value),
+        }
+    }
+    it.check_parameters_digest(scan)?;
+    Ok(it)
+}
+
+/// One element after the name for the differential property: recognized types (each with
+/// valid and invalid values), unknown critical and non-critical types, a two-byte type.
+fn arb_element() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let typ = prop::sample::select(vec![33u8, 18, 30, 10, 12, 34, 36, 44, 46, 7, 19, 31, 200]);
+    let value = prop_oneof![
+        Just(vec![]),
+        Just(vec![1]),
+        Just(vec![0, 0, 0, 1]),
+        Just(vec![7, 3, 8, 1, b'h']),
+        Just(vec![27, 1, 0]),
+        prop::collection::vec(any::<u8>(), 0..6),
+    ];
+    let element = (typ, value).prop_map(|(t, v)| [&[t, v.len() as u8][..], &v].concat());
+    prop_oneof![8 => element, 1 => Just(vec![253, 0, 253, 0])]
+}
+
+proptest::proptest! {
+    #[test]
+    fn straight_line_decoder_equals_reference(
+        elements in proptest::collection::vec(arb_element(), 0..7),
+        named in proptest::bool::ANY,
+        cut in 0usize..4,
+    ) {
+        let mut value = if named { vec![7, 3, 8, 1, b'n'] } else { vec![] };
+        elements.iter().for_each(|e| value.extend_from_slice(e));
+        let wire = interest(&value);
+        proptest::prop_assert_eq!(Interest::new_checked(&wire), reference_decode(&wire));
+        // Cut short with the outer length kept (truncated inside), and relabeled to the cut.
+        let truncated = &wire[..wire.len() - cut.min(value.len())];
+        proptest::prop_assert_eq!(Interest::new_checked(truncated), reference_decode(truncated));
+        let relabeled = interest(&value[..value.len() - cut.min(value.len())]);
+        proptest::prop_assert_eq!(Interest::new_checked(&relabeled), reference_decode(&relabeled));
+    }
+}

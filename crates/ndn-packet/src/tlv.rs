@@ -222,6 +222,18 @@ pub fn element_at(buf: &[u8], pos: usize) -> Result<(u32, &[u8], usize), DecodeE
     Ok((typ, value, pos + hdr + len))
 }
 
+/// [`element_at`] when the element at `pos` has the one-byte TLV-TYPE `typ` (below 253):
+/// `Some((value, end))`; `None` without reading further when it has another type or `pos` is
+/// at the end. A decoder that expects its elements in spec order tries them one after the other.
+#[inline(always)]
+pub fn element_if(buf: &[u8], pos: usize, typ: u32) -> Result<Option<(&[u8], usize)>, DecodeError> {
+    if buf.get(pos).map(|&b| u32::from(b)) != Some(typ) {
+        return Ok(None);
+    }
+    let (_, value, end) = element_at(buf, pos)?;
+    Ok(Some((value, end)))
+}
+
 /// One TLV element borrowed from a buffer, with its position in the buffer it was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element<'a> {
