@@ -13,9 +13,9 @@
 
 use crate::hash::{NameHasher, PrefixHashes, SipVariant};
 use crate::interest::Interest;
-use crate::name::{Component, Name, NameRef, NameVisitor};
+use crate::name::{packet_value, Component, Name, NameRef, NameVisitor};
 use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
-use crate::tlv::{self, is_critical, tt, Reader};
+use crate::tlv::{self, is_critical, tt};
 use crate::DecodeError;
 
 /// ContentType values.
@@ -70,18 +70,7 @@ impl<'a> Data<'a> {
     /// The decoder; `name` is told each component of the name as it is checked.
     #[inline(always)]
     fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
-        let (typ, outer, end) = tlv::element_at(wire, 0)?;
-        if end != wire.len() {
-            return Err(DecodeError::TrailingBytes);
-        }
-        if typ != tt::DATA {
-            return Err(DecodeError::UnexpectedType(typ));
-        }
-        if outer.first() != Some(&(tt::NAME as u8)) {
-            // The Name must come first; report a malformed first TLV-TYPE as such.
-            Reader::new(outer).peek_type()?;
-            return Err(DecodeError::Missing(tt::NAME));
-        }
+        let outer = packet_value(wire, tt::DATA)?;
         let (name, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             (NameRef::scan(value, name)?.0, pos)

@@ -3,6 +3,7 @@ use crate::fixtures::DATA_FULL;
 use crate::interest::InterestBuilder;
 use crate::signature::sig_type;
 use crate::tlv::is_critical;
+use crate::tlv::Reader;
 
 fn n(uri: &str) -> Name {
     Name::from_uri(uri).unwrap()

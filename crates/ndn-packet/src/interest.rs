@@ -19,7 +19,7 @@
 use core::ops::Range;
 
 use crate::hash::{NameHasher, PrefixHashes, SipVariant};
-use crate::name::{Name, NameRef, NameScan, NameVisitor};
+use crate::name::{packet_value, Name, NameRef, NameScan, NameVisitor};
 use crate::signature::{digest_sha256_info, sha256};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -87,20 +87,9 @@ impl<'a> Interest<'a> {
     /// The decoder; `name` is told each component of the name as it is checked.
     #[inline(always)]
     fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
-        let (typ, outer, end) = tlv::element_at(wire, 0)?;
-        if end != wire.len() {
-            return Err(DecodeError::TrailingBytes);
-        }
-        if typ != tt::INTEREST {
-            return Err(DecodeError::UnexpectedType(typ));
-        }
+        let outer = packet_value(wire, tt::INTEREST)?;
         // Offsets below are relative to `outer`; `base` turns them into offsets in `wire`.
         let base = wire.len() - outer.len();
-        if outer.first() != Some(&(tt::NAME as u8)) {
-            // The Name must come first; report a malformed first TLV-TYPE as such.
-            Reader::new(outer).peek_type()?;
-            return Err(DecodeError::Missing(tt::NAME));
-        }
         let (name, scan, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             let (value, scan) = NameRef::scan(value, name)?;

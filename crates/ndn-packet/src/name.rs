@@ -98,6 +98,25 @@ impl NameVisitor for () {
     fn component(&mut self, _: &[u8], _: usize) {}
 }
 
+/// The TLV-VALUE of a packet: `wire` must be exactly one `packet_type` TLV whose first element
+/// is a Name (checked by the caller's scan of it). Shared by the Interest and Data decoders.
+#[inline(always)]
+pub(crate) fn packet_value(wire: &[u8], packet_type: u32) -> Result<&[u8], DecodeError> {
+    let (typ, outer, end) = tlv::element_at(wire, 0)?;
+    if end != wire.len() {
+        return Err(DecodeError::TrailingBytes);
+    }
+    if typ != packet_type {
+        return Err(DecodeError::UnexpectedType(typ));
+    }
+    if outer.first() != Some(&(tt::NAME as u8)) {
+        // The Name must come first; report a malformed first TLV-TYPE as such.
+        tlv::Reader::new(outer).peek_type()?;
+        return Err(DecodeError::Missing(tt::NAME));
+    }
+    Ok(outer)
+}
+
 /// Appends a component TLV to a name value buffer.
 pub fn push_component(out: &mut Vec<u8>, typ: u32, value: &[u8]) {
     tlv::write_tlv(out, typ, value);
