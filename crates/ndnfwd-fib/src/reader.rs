@@ -587,12 +587,13 @@ impl Shared {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{FibConfig, FibWriter, LpmConfig};
     use ndn_packet::{Name, NameHasher, SipVariant};
 
-    fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
+    /// Every prefix hash of the name `uri`.
+    pub(crate) fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
         let mut out = PrefixHashes::default();
         h.hash_prefixes(Name::from_uri(uri).unwrap().as_ref(), &mut out);
         out

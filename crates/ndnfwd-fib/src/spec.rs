@@ -124,14 +124,9 @@ impl Memo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reader::tests::hashes_of;
     use crate::{FibConfig, FibReader, FibWriter, LpmAlgorithm, LpmConfig, NextHop};
     use ndn_packet::{Name, NameHasher, SipVariant};
-
-    fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
-        let mut out = PrefixHashes::default();
-        h.hash_prefixes(Name::from_uri(uri).unwrap().as_ref(), &mut out);
-        out
-    }
 
     fn fib(h: &NameHasher, algorithm: LpmAlgorithm, uris: &[&str]) -> FibWriter {
         let cfg = FibConfig {

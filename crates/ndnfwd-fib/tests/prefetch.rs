@@ -5,7 +5,7 @@ mod common;
 
 use common::{hasher, hop, writer, Model};
 use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
-use ndnfwd_fib::{FibReader, LpmAlgorithm};
+use ndnfwd_fib::{FibReader, FibWriter, LpmAlgorithm};
 use proptest::prelude::*;
 
 const ALGORITHMS: [LpmAlgorithm; 3] = [
@@ -50,6 +50,20 @@ fn names(model: &Model, extra: &[Vec<u8>]) -> Vec<Name> {
     v
 }
 
+/// The reference model and one FIB per algorithm, all holding `prefixes` (components, face).
+fn loaded(prefixes: &[(Vec<u8>, u32)], m: u8) -> (Model, Vec<FibWriter>) {
+    let mut model = Model::default();
+    let mut fibs: Vec<_> = ALGORITHMS.iter().map(|&a| writer(a, m)).collect();
+    for (c, face) in prefixes {
+        let n = to_name(c);
+        for w in fibs.iter_mut() {
+            w.set(n.as_ref(), &hop(*face), 0).unwrap();
+        }
+        model.prefixes.insert(n, *face);
+    }
+    (model, fibs)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -61,15 +75,7 @@ proptest! {
     ) {
         let h = hasher();
         let other = NameHasher::new([0x55; 16], SipVariant::Sip24);
-        let mut model = Model::default();
-        let mut fibs: Vec<_> = ALGORITHMS.iter().map(|&a| writer(a, m)).collect();
-        for (c, face) in &prefixes {
-            let n = to_name(c);
-            for w in fibs.iter_mut() {
-                w.set(n.as_ref(), &hop(*face), 0).unwrap();
-            }
-            model.prefixes.insert(n, *face);
-        }
+        let (model, fibs) = loaded(&prefixes, m);
         let mut hs = PrefixHashes::default();
         for w in &fibs {
             let r = w.handle().reader();
@@ -100,15 +106,7 @@ proptest! {
         m in 1u8..6,
     ) {
         let h = hasher();
-        let mut model = Model::default();
-        let mut fibs: Vec<_> = ALGORITHMS.iter().map(|&a| writer(a, m)).collect();
-        for (c, face) in &prefixes {
-            let n = to_name(c);
-            for w in fibs.iter_mut() {
-                w.set(n.as_ref(), &hop(*face), 0).unwrap();
-            }
-            model.prefixes.insert(n, *face);
-        }
+        let (mut model, mut fibs) = loaded(&prefixes, m);
         let readers: Vec<_> = fibs.iter().map(|w| w.handle().reader()).collect();
         let mut hs = PrefixHashes::default();
         for (c, face) in &changes {
