@@ -73,8 +73,9 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     md.push_str("## End to end: consumer -> forwarder -> producer\n\n");
     let _ = writeln!(
         md,
-        "`ndnfwd gen` consumer ({} thread(s); window per thread: {} on the Unix stream rows and the \
-         self-test, {} on datagram faces, where a deeper one only overflows queues) and producer \
+        "`ndnfwd gen` consumer ({} thread(s); window per thread: up to {} on the Unix stream rows and \
+         the self-test, with at most 1 MiB of payload in flight, and {} on datagram faces, where \
+         a deeper one only overflows queues) and producer \
          (signing: {}) as separate processes; forwarder under test: {}; {} s of traffic per case. \
          `self-test` connects the consumer straight to a listening producer (no forwarder): the \
          generator's own ceiling.\n",

@@ -38,8 +38,10 @@ pub struct E2eArgs {
     #[arg(long, default_value_t = 128)]
     window: u32,
     /// Interests outstanding per consumer thread on stream faces (the Unix rows and the
-    /// self-test). A stream loses nothing, so this only has to be deep enough that neither the
-    /// forwarder nor the generator waits on it: at 128 both ends were window-bound.
+    /// self-test), capped so that at most 1 MiB of Data payload is in flight (8 KB Data: 131).
+    /// A stream loses nothing, so this only has to be deep enough that neither the forwarder
+    /// nor the generator waits on it: at 128, 100 B exchanges were window-bound at both ends;
+    /// at 512, 8 KB ones made the generator itself slower (more memory in flight).
     #[arg(long, default_value_t = 512)]
     stream_window: u32,
     /// Consumer threads (each its own face).
@@ -217,16 +219,21 @@ fn scratch(tag: &str) -> Result<Scratch, String> {
     Ok(Scratch(d))
 }
 
-/// The consumer window for a face kind: deep on streams, shallow on datagrams.
-fn window(a: &E2eArgs, face: &str) -> u32 {
-    if face == "unix" {
-        a.stream_window
+/// Data payload bytes a stream case keeps in flight at most (see `--stream-window`).
+const STREAM_IN_FLIGHT: usize = 1 << 20;
+
+/// The consumer window of a case: deep on streams (up to [`STREAM_IN_FLIGHT`] bytes of
+/// payload), shallow on datagrams.
+fn window(a: &E2eArgs, case: &Case<'_>) -> u32 {
+    if case.face == "unix" {
+        let by_bytes = u32::try_from(STREAM_IN_FLIGHT / case.payload.max(1)).unwrap_or(u32::MAX);
+        a.stream_window.min(by_bytes).max(1)
     } else {
         a.window
     }
 }
 
-fn consumer_args(a: &E2eArgs, face: &str, connect: &str) -> Vec<String> {
+fn consumer_args(a: &E2eArgs, case: &Case<'_>, connect: &str) -> Vec<String> {
     vec![
         "--connect".into(),
         connect.into(),
@@ -235,7 +242,7 @@ fn consumer_args(a: &E2eArgs, face: &str, connect: &str) -> Vec<String> {
         "--duration".into(),
         a.duration.to_string(),
         "--window".into(),
-        window(a, face).to_string(),
+        window(a, case).to_string(),
         "--threads".into(),
         a.threads.to_string(),
     ]
@@ -255,7 +262,7 @@ fn row(
         "face": case.face,
         "payload": case.payload,
         "path": path,
-        "window": window(a, case.face),
+        "window": window(a, case),
         "data_per_sec": v["data_per_sec"],
         "rtt_p50_ms": v["rtt_ms"]["p50"],
         "rtt_p99_ms": v["rtt_ms"]["p99"],
@@ -356,7 +363,7 @@ fn measure(
     }
     let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
     let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    let v = consumer(ns, &consumer_args(a, case.face, connect))?;
+    let v = consumer(ns, &consumer_args(a, case, connect))?;
     let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
     Ok(row(a, case, "forwarder", &v, Some(f1 - f0), p1 - p0))
 }
@@ -386,7 +393,7 @@ fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
         face: "unix",
         payload,
     };
-    let v = consumer(None, &consumer_args(a, case.face, &uri))?;
+    let v = consumer(None, &consumer_args(a, &case, &uri))?;
     let p1 = cpu_seconds(&pid);
     Ok(row(a, &case, "self-test", &v, None, p1 - p0))
 }
