@@ -118,23 +118,36 @@ impl<T> Arena<T> {
 
     /// Stores `v` and returns its index, or hands `v` back when every slot is taken.
     pub fn alloc(&mut self, v: T) -> Result<u32, T> {
-        let i = if self.free_len > 0 {
-            self.free_len -= 1;
-            // SAFETY: free_len < cap, so the read is inside the free stack; that entry was written
-            // by `free` (invariant: free[0..free_len] are initialized indices < bump).
-            unsafe { self.free_stack().add(self.free_len as usize).read() }
-        } else if self.bump < self.cap {
-            self.bump += 1;
-            self.bump - 1
-        } else {
+        let Some((i, _)) = self.take_slot() else {
             return Err(v);
         };
         // SAFETY: i < bump <= cap, so the slot lies inside the values array and is aligned for T.
-        // Its bit is clear (it came off the free stack or is fresh), so it holds no live T to leak.
+        // It was free (off the free stack or never used), so it holds no live T to leak.
         unsafe { self.values().add(i as usize).write(v) };
+        Ok(i)
+    }
+
+    /// Marks a free slot occupied and returns it: the top of the free stack, or else the next
+    /// never-used slot (then `true`: it holds no `T` yet). `None` when every slot is taken.
+    #[inline(always)]
+    fn take_slot(&mut self) -> Option<(u32, bool)> {
+        let (i, never_used) = if self.free_len > 0 {
+            self.free_len -= 1;
+            // SAFETY: free_len < cap, so the read is inside the free stack; that entry was written
+            // by `free` (invariant: free[0..free_len] are initialized indices < bump).
+            (
+                unsafe { self.free_stack().add(self.free_len as usize).read() },
+                false,
+            )
+        } else if self.bump < self.cap {
+            self.bump += 1;
+            (self.bump - 1, true)
+        } else {
+            return None;
+        };
         self.set_occupied(i, true);
         self.len += 1;
-        Ok(i)
+        Some((i, never_used))
     }
 
     /// Removes and returns the value at `i`; `None` if `i` is not allocated.
@@ -246,21 +259,12 @@ impl<T: Copy> Arena<T> {
     /// entries whose tail is dead until written (records beyond a count). `None` when full.
     #[inline]
     pub fn alloc_reuse(&mut self, fresh: impl FnOnce() -> T) -> Option<(u32, &mut T)> {
-        let i = if self.free_len > 0 {
-            self.free_len -= 1;
-            // SAFETY: as in `alloc`: free[0..free_len] are initialized indices < bump.
-            unsafe { self.free_stack().add(self.free_len as usize).read() }
-        } else if self.bump < self.cap {
-            // SAFETY: bump < cap, so the slot lies inside the values array, aligned for T, and
-            // was never handed out: no T to leak, and from now on it holds a valid T.
-            unsafe { self.values().add(self.bump as usize).write(fresh()) };
-            self.bump += 1;
-            self.bump - 1
-        } else {
-            return None;
-        };
-        self.set_occupied(i, true);
-        self.len += 1;
+        let (i, never_used) = self.take_slot()?;
+        if never_used {
+            // SAFETY: i < bump <= cap, so the slot lies inside the values array, aligned for T,
+            // and was never handed out: no T to leak, and from now on it holds a valid T.
+            unsafe { self.values().add(i as usize).write(fresh()) };
+        }
         // SAFETY: i < bump, so the slot holds a valid T: written just above, or (recycled) by an
         // earlier `alloc`/`alloc_reuse` and only copied out by `free`, which leaves a `Copy`
         // value valid. `&mut self` makes this the only reference.
