@@ -267,6 +267,9 @@ impl Pcct {
 
     /// Satisfies the in-records of part `p` that `rel` allows, appending new downstream faces
     /// to `out[start..]`. Frees the part when no in-record is left. True if any was satisfied.
+    /// Inlined, so that the exact-token path, whose relation is a constant, calls
+    /// [`Pcct::satisfy_all`] without a branch or a call of its own.
+    #[inline(always)]
     fn satisfy_part(
         &mut self,
         now: u64,
@@ -276,9 +279,22 @@ impl Pcct {
         start: usize,
         out: &mut Vec<Downstream>,
     ) -> bool {
-        if rel != Relation::Prefix {
-            return self.satisfy_all(now, p, in_face, start, out);
+        if rel == Relation::Prefix {
+            self.satisfy_prefix(now, p, in_face, start, out)
+        } else {
+            self.satisfy_all(now, p, in_face, start, out)
         }
+    }
+
+    /// [`Pcct::satisfy_part`] for a prefix match: only the CanBePrefix in-records.
+    fn satisfy_prefix(
+        &mut self,
+        now: u64,
+        p: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> bool {
         let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
@@ -310,6 +326,7 @@ impl Pcct {
     /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
     /// the records are read in the order the general loop removes them (last first) and the
     /// part is freed whole, without moving records it is about to free.
+    #[inline]
     fn satisfy_all(
         &mut self,
         now: u64,
@@ -334,6 +351,7 @@ impl Pcct {
 
 /// Appends satisfied in-record `r` to the downstreams `out[start..]` unless it expired, is the
 /// ingress face, or its face is already there (the other PIT part of a key may have it too).
+#[inline]
 fn push_satisfied(
     r: &InRecord,
     now: u64,
