@@ -11,7 +11,7 @@
 //! elements are errors, non-critical ones are skipped), inside MetaInfo too. SignatureInfo and
 //! SignatureValue are required; the signature itself is not verified (a forwarder does not).
 
-use crate::hash::{NameHasher, PrefixHashes, SipVariant};
+use crate::hash::{NameHasher, NameId};
 use crate::interest::Interest;
 use crate::name::{packet_value, Component, Name, NameRef, NameVisitor};
 use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
@@ -53,18 +53,19 @@ impl<'a> Data<'a> {
         Self::decode(wire, &mut ())
     }
 
-    /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
-    /// [`NameHasher::hash_prefixes`] does, during the walk that checks the name: the name is
-    /// read once. On error `out` holds the prefixes hashed before the error; do not use it.
-    pub fn new_checked_hashed(
+    /// [`Self::new_checked`] that also returns the keyed identity of the Data name
+    /// ([`NameHasher::name_id`]): the decoder's walk counts the components, then one run over
+    /// the name's words hashes the whole name. No per-prefix state is kept: a Data needs it
+    /// only for rare matches (CanBePrefix entries, a token naming a prefix), where the PIT-CS
+    /// hashes the prefixes of the checked name itself.
+    #[inline]
+    pub fn new_checked_id(
         wire: &'a [u8],
         hasher: &NameHasher,
-        out: &mut PrefixHashes,
-    ) -> Result<Self, DecodeError> {
-        match hasher.variant() {
-            SipVariant::Sip13 => Self::decode(wire, &mut hasher.absorber::<1>(out)),
-            SipVariant::Sip24 => Self::decode(wire, &mut hasher.absorber::<2>(out)),
-        }
+    ) -> Result<(Self, NameId), DecodeError> {
+        let mut count = Count(0);
+        let d = Self::decode(wire, &mut count)?;
+        Ok((d, hasher.id_of_value(d.name.value(), count.0)))
     }
 
     /// The decoder; `name` is told each component of the name as it is checked.
@@ -188,6 +189,16 @@ impl<'a> Data<'a> {
         } else {
             iname == self.name
         }
+    }
+}
+
+/// Counts the components of the name the decoder's walk checks.
+struct Count(usize);
+
+impl NameVisitor for Count {
+    #[inline(always)]
+    fn component(&mut self, _: &[u8], _: usize) {
+        self.0 += 1;
     }
 }
 

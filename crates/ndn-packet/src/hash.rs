@@ -6,9 +6,10 @@
 //! instead of n passes. The stream is the prefix's TLV-VALUE (the
 //! concatenated component TLVs), so equal prefixes hash equally whatever name they come from, and
 //! `H0` (the root `/`) is computed once per key. The walk over the components is the decoder's
-//! own checking walk ([`NameRef::new_checked`]'s): `Interest::new_checked_hashed` and
-//! `Data::new_checked_hashed` hash the prefixes while they check the name, so a forwarded
-//! packet's name is read once; [`NameHasher::hash_prefixes`] runs the same walk on a checked name.
+//! own checking walk ([`NameRef::new_checked`]'s): `Interest::new_checked_hashed` hashes the
+//! prefixes while it checks the name, so a forwarded packet's name is read once;
+//! [`NameHasher::hash_prefixes`] runs the same walk on a checked name. A Data needs its whole
+//! name's identity only ([`NameId`], `Data::new_checked_id`): one run over the name's words.
 //!
 //! The core is SipHash-128 (c-d rounds selectable: 1-3 or 2-4). The first output word `h1`,
 //! which costs the same as 64-bit SipHash, is the table hash. The second word is finished lazily
@@ -403,6 +404,75 @@ impl NameHasher {
     /// The table hash of a whole name.
     pub fn hash_name(&self, name: NameRef<'_>) -> u64 {
         self.hash_value(name.value())
+    }
+}
+
+/// The keyed identity of one whole name and its component count: all a Data needs in the
+/// common case (its token's entry and its CS key are keyed on the full name alone). Equal to
+/// [`PrefixHashes::id128`] of the whole name (and its low word to [`PrefixHashes::full`]) under
+/// the same key, so tables keyed either way agree. Built by [`NameHasher::name_id`] or, during
+/// the decoder's walk, by `Data::new_checked_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NameId {
+    id: u128,
+    components: usize,
+}
+
+impl NameId {
+    /// The 128-bit keyed identity (SipHash-128 of the name's TLV-VALUE).
+    #[inline]
+    pub fn id128(&self) -> u128 {
+        self.id
+    }
+
+    /// The 64-bit table hash: the identity's low word.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.id as u64
+    }
+
+    /// Number of components of the name.
+    #[inline]
+    pub fn components(&self) -> usize {
+        self.components
+    }
+}
+
+impl PrefixHashes {
+    /// The whole name's identity, as [`NameHasher::name_id`] gives it.
+    pub fn name_id(&self) -> NameId {
+        let components = self.components();
+        NameId {
+            id: self.id128(components).unwrap_or(0),
+            components,
+        }
+    }
+}
+
+impl NameHasher {
+    /// The identity of a checked name: one run over its TLV-VALUE, whole words at a time, and
+    /// one 128-bit finalization (no per-prefix state, unlike [`Self::hash_prefixes`]).
+    pub fn name_id(&self, name: NameRef<'_>) -> NameId {
+        self.id_of_value(name.value(), name.len())
+    }
+
+    /// [`Self::name_id`] of the name whose TLV-VALUE is `value`, with `components` components
+    /// already counted by the caller's checking walk.
+    #[inline(always)]
+    pub(crate) fn id_of_value(&self, value: &[u8], components: usize) -> NameId {
+        #[inline(always)]
+        fn run<const C: usize, const D: usize>(root: Sip, value: &[u8]) -> u128 {
+            let mut s = root;
+            let mut done = 0;
+            s.absorb_to::<C>(value, &mut done, value.len());
+            let (h1, f) = s.finish1::<C, D>(Sip::last_block(value, done, value.len()));
+            u128::from(finish2::<D>(f)) << 64 | u128::from(h1)
+        }
+        let id = match self.variant {
+            SipVariant::Sip13 => run::<1, 3>(self.root, value),
+            SipVariant::Sip24 => run::<2, 4>(self.root, value),
+        };
+        NameId { id, components }
     }
 }
 

@@ -32,7 +32,7 @@ pub use error::DecodeError;
 /// ids as NonNegativeIntegers; ndnfwd keeps them in 32 bits so table entries stay small, and
 /// rejects larger values at the edges.
 pub type FaceId = u32;
-pub use hash::{NameHasher, PrefixHashes, SipVariant};
+pub use hash::{NameHasher, NameId, PrefixHashes, SipVariant};
 pub use name::{Component, Name, NameRef};
 
 pub use data::{Data, DataBuilder, DataSignature};

@@ -37,7 +37,26 @@ pub struct SignatureInfo<'a> {
 impl<'a> SignatureInfo<'a> {
     /// Checks `value`: the first element must be a SignatureType NonNegativeInteger and every
     /// element must be well-formed TLV.
+    ///
+    /// A SignatureType of one byte and nothing else (DigestSha256, the usual signature of
+    /// forwarded test and local traffic) is taken without the element walk; it is what the
+    /// walk would find.
+    #[inline]
     pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
+        if let &[t, 1, sig_type] = value {
+            if u32::from(t) == tt::SIGNATURE_TYPE {
+                return Ok(Self {
+                    value,
+                    sig_type: u64::from(sig_type),
+                    key_locator: None,
+                });
+            }
+        }
+        Self::walk(value)
+    }
+
+    /// [`Self::new_checked`] for any SignatureInfo: every element is read.
+    fn walk(value: &'a [u8]) -> Result<Self, DecodeError> {
         if value.first() != Some(&(tt::SIGNATURE_TYPE as u8)) {
             // Report a malformed first TLV-TYPE as such, a well-formed other one as missing.
             Reader::new(value).peek_type()?;
@@ -117,6 +136,22 @@ mod tests {
             Err(DecodeError::Truncated)
         );
         assert_eq!(digest_sha256_info(), [27, 1, 0]);
+    }
+
+    #[test]
+    fn lone_one_byte_signature_type_fast_path_equals_the_walk() {
+        // Every 3-byte value: the fast path takes `[27, 1, x]`, the walk the rest; both must
+        // agree with the walk everywhere (a broken fast path shows on its own inputs).
+        for t in 0..=255u8 {
+            for l in 0..=255u8 {
+                for x in [0u8, 1, 3, 27, 200, 255] {
+                    let v = [t, l, x];
+                    assert_eq!(SignatureInfo::new_checked(&v), SignatureInfo::walk(&v));
+                }
+            }
+        }
+        let si = SignatureInfo::new_checked(&[27, 1, 200]).unwrap();
+        assert_eq!((si.sig_type(), si.key_locator()), (200, None));
     }
 
     #[test]

@@ -151,9 +151,10 @@ fn reference(variant: SipVariant, bytes: &[u8]) -> u128 {
     u128::from(h.h2) << 64 | u128::from(h.h1)
 }
 
-/// The decoders that hash the name in their own walk (`new_checked_hashed`) accept exactly what
-/// `new_checked` accepts, give the same view, and leave every prefix's hashes equal to the
-/// reference SipHash-128 of the prefix's TLV-VALUE. `out` starts with another name's hashes,
+/// The decoders that hash the name in their own walk (`new_checked_hashed`, `new_checked_id`)
+/// accept exactly what `new_checked` accepts, give the same view, and leave every prefix's
+/// hashes (the Data's: its whole name's identity) equal to the reference SipHash-128 of the
+/// prefix's TLV-VALUE. `out` starts with another name's hashes,
 /// partly read, so a stale prefix or cache cell would show.
 fn check_hashed_decoders(bytes: &[u8]) {
     for variant in [SipVariant::Sip13, SipVariant::Sip24] {
@@ -180,13 +181,16 @@ fn check_hashed_decoders(bytes: &[u8]) {
         let i = Interest::new_checked_hashed(bytes, &h, &mut out);
         assert_eq!(i, Interest::new_checked(bytes));
         check(&out, i.ok().map(|i| i.name()));
-        h.hash_prefixes(stale.as_ref(), &mut out);
-        (1..out.len()).step_by(2).for_each(|i| {
-            out.id128(i);
-        });
-        let d = Data::new_checked_hashed(bytes, &h, &mut out);
-        assert_eq!(d, Data::new_checked(bytes));
-        check(&out, d.ok().map(|d| d.name()));
+        // The Data decoder hashes the whole name only: its identity is the last prefix's.
+        let d = Data::new_checked_id(bytes, &h);
+        assert_eq!(d.map(|(d, _)| d), Data::new_checked(bytes));
+        if let Ok((d, id)) = d {
+            let name = d.name();
+            assert_eq!(id.components(), name.len());
+            assert_eq!(id.id128(), reference(variant, name.value()));
+            assert_eq!(id.hash(), reference(variant, name.value()) as u64);
+            assert_eq!(id, h.name_id(name));
+        }
     }
 }
 

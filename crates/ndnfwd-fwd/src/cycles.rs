@@ -12,8 +12,9 @@ use crate::raw;
 /// A pipeline stage, for accounting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stage {
-    /// Decoding the network packet (checked views) and hashing every name prefix: the
-    /// decoder's walk over the name hashes it too (`new_checked_hashed`), so the two are one.
+    /// Decoding the network packet (checked views) and hashing every name prefix (a Data's
+    /// whole name only): the decoder's walk over the name hashes it too
+    /// (`new_checked_hashed`, `new_checked_id`), so the two are one.
     Parse = 0,
     /// Hashing the forwarding hint's name (the name's own prefixes are hashed in `Parse`).
     Hash = 1,

@@ -28,7 +28,7 @@ use ndn_packet::data::Data;
 use ndn_packet::interest::Interest;
 use ndn_packet::lp::NackReason;
 use ndn_packet::tlv::tt;
-use ndn_packet::{FaceId, NameHasher, NameRef, PrefixHashes};
+use ndn_packet::{FaceId, NameHasher, NameId, NameRef, PrefixHashes};
 use ndnfwd_fib::FibReader;
 use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
 
@@ -190,8 +190,9 @@ pub(crate) enum Parsed<'a> {
     Interest(Interest<'a>, Option<u64>),
     /// A Nack: the nacked Interest, its forwarding-hint hash and the reason.
     Nack(Interest<'a>, Option<u64>, Option<NackReason>),
-    /// A Data.
-    Data(Data<'a>),
+    /// A Data and the keyed identity of its name (the ring's prefix hashes are not filled
+    /// for a Data).
+    Data(Data<'a>, NameId),
 }
 
 /// Everything but the hash ring: what the pipelines work on.
@@ -491,7 +492,7 @@ impl Engine {
             Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
                 *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
             }
-            Parsed::Data(_) => {}
+            Parsed::Data(..) => {}
             Parsed::Bad => return,
         }
         laps.lap(&mut core.cycles, Stage::Hash);
@@ -502,8 +503,9 @@ impl Engine {
 }
 
 impl Core {
-    /// Decodes the network packet of `rx`, hashing every prefix of its name into `hashes`
-    /// during the decoder's walk over the name (the forwarding-hint hash is left to the caller).
+    /// Decodes the network packet of `rx`, hashing every prefix of an Interest's name into
+    /// `hashes` during the decoder's walk over the name (the forwarding-hint hash is left to
+    /// the caller); a Data's name is hashed whole, its identity kept in the view.
     fn parse<'b>(&self, rx: &'b RxPacket, hashes: &mut PrefixHashes) -> Parsed<'b> {
         let wire: &'b [u8] = &rx.wire;
         match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
@@ -516,8 +518,8 @@ impl Core {
                     Err(_) => Parsed::Bad,
                 }
             }
-            (Some(tt::DATA), None) => Data::new_checked_hashed(wire, &self.hasher, hashes)
-                .map_or(Parsed::Bad, Parsed::Data),
+            (Some(tt::DATA), None) => Data::new_checked_id(wire, &self.hasher)
+                .map_or(Parsed::Bad, |(d, id)| Parsed::Data(d, id)),
             _ => Parsed::Bad,
         }
     }
@@ -563,7 +565,7 @@ impl Core {
             Parsed::Interest(i, fh) => {
                 self.on_incoming_interest(now, rx, i, *fh, hashes, out, laps)
             }
-            Parsed::Data(d) => self.on_incoming_data(now, rx, d, hashes, out, laps),
+            Parsed::Data(d, id) => self.on_incoming_data(now, rx, d, *id, out, laps),
             Parsed::Nack(i, fh, reason) => {
                 self.on_incoming_nack(now, rx, i, *fh, *reason, hashes, out, laps)
             }

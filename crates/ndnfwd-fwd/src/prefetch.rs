@@ -26,9 +26,9 @@ impl Core {
                 self.fib.prefetch(hashes);
                 laps.lap(&mut self.cycles, Stage::Fib);
             }
-            Parsed::Data(_) => {
+            Parsed::Data(_, id) => {
                 let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
-                self.pcct.prefetch_data_name(hashes, token);
+                self.pcct.prefetch_data_name(id, token);
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }
             Parsed::Nack(..) | Parsed::Bad => {}

@@ -95,7 +95,7 @@ impl Fixture {
     fn data(&self, i: usize) -> DataInfo<'_> {
         DataInfo {
             name: self.names[i].as_ref(),
-            hashes: &self.hashes[i],
+            id: self.hashes[i].name_id(),
             freshness_ns: 10_000 * MS,
             wire: &self.wires[i],
             digest: None,

@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use bytes::Bytes;
-use ndn_packet::{FaceId, NackReason, NameRef, PrefixHashes};
+use ndn_packet::{FaceId, NackReason, NameId, NameRef, PrefixHashes};
 
 use crate::token::PitToken;
 use ndn_packet::LpToken;
@@ -39,8 +39,10 @@ pub struct InterestInfo<'a> {
 pub struct DataInfo<'a> {
     /// The Data name.
     pub name: NameRef<'a>,
-    /// `NameHasher::hash_prefixes` of `name`, with the same key as the PCCT's hasher.
-    pub hashes: &'a PrefixHashes,
+    /// `NameHasher::name_id` of `name` (or `Data::new_checked_id`'s), with the same key as the
+    /// PCCT's hasher. Only the whole name is hashed: the rare matches that need its prefixes'
+    /// hashes (CanBePrefix entries, a token naming a prefix) hash them from `name`.
+    pub id: NameId,
     /// FreshnessPeriod in ns; 0 (also when absent) means never fresh.
     pub freshness_ns: u64,
     /// The whole Data TLV, a zero-copy slice of the received buffer. It is what the CS keeps

@@ -301,8 +301,22 @@ impl Pcct {
         self.counters.evictions += 1;
     }
 
-    /// Brings the CS back within its limits (see the module docs).
+    /// Brings the CS back within its limits (see the module docs). The usual LRU/FIFO case,
+    /// nothing over a limit (a full CS recycles in `cs_store`), is an inlined check; the
+    /// eviction itself is out of line.
+    #[inline]
     pub(crate) fn cs_evict(&mut self) {
+        let within = self.len_cs() <= self.cfg.cs_capacity_packets as usize
+            && self.cs_bytes <= self.cfg.cs_capacity_bytes;
+        if within && self.cfg.cs_policy != CsPolicy::Arc {
+            return;
+        }
+        self.cs_evict_over();
+    }
+
+    /// [`Pcct::cs_evict`] when a limit is exceeded or ARC has admission work pending.
+    #[inline(never)]
+    fn cs_evict_over(&mut self) {
         let cap = self.cfg.cs_capacity_packets as usize;
         let cap_bytes = self.cfg.cs_capacity_bytes;
         if self.cfg.cs_policy != CsPolicy::Arc {

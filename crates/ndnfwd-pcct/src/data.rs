@@ -60,8 +60,7 @@ impl Pcct {
         face_is_local: bool,
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
-        let n = d.hashes.components();
-        let id = d.hashes.id128(n).unwrap_or(0);
+        let (n, id) = (d.id.components(), d.id.id128());
         let mut m = Matches {
             n,
             id,
@@ -110,8 +109,9 @@ impl Pcct {
         }
         if !m.via_token {
             if self.cbp_pending > 0 {
+                self.hash_data_prefixes(d);
                 for i in 0..n {
-                    let k = self.find_prefix(d.hashes, i, None);
+                    let k = self.find_prefix(&self.scratch_hashes, i, None);
                     if let Some(k) = k.filter(|&k| self.has_cbp_part(k)) {
                         matched.push((k, Relation::Prefix));
                     }
@@ -232,7 +232,10 @@ impl Pcct {
             Some(Relation::Exact)
         } else if e.digest() && nc == n + 1 {
             (self.digest_name_id(d, digest)? == e.id).then_some(Relation::Digest)
-        } else if nc < n && d.hashes.id128(nc) == Some(e.id) && self.has_cbp_part(k) {
+        } else if nc < n && self.has_cbp_part(k) && {
+            self.hash_data_prefixes(d);
+            self.scratch_hashes.id128(nc) == Some(e.id)
+        } {
             Some(Relation::Prefix)
         } else {
             None
@@ -252,12 +255,21 @@ impl Pcct {
             &dg,
         );
         let name = NameRef::new_checked(&self.scratch_name).ok()?;
-        self.hasher.hash_prefixes(name, &mut self.scratch_hashes);
-        self.scratch_hashes.id128(self.scratch_hashes.components())
+        Some(self.hasher.name_id(name).id128())
+    }
+
+    /// Hashes every prefix of the Data name into the scratch set, for the rare matches that
+    /// need them (a Data carries its whole name's identity only): a second walk over the
+    /// checked name, with the same key, so the values equal those of the Interests' names.
+    fn hash_data_prefixes(&mut self, d: &DataInfo<'_>) {
+        self.hasher.hash_prefixes(d.name, &mut self.scratch_hashes);
     }
 
     /// Satisfies the in-records of part `p` that `rel` allows, appending new downstream faces
     /// to `out[start..]`. Frees the part when no in-record is left. True if any was satisfied.
+    /// Inlined, so that the exact-token path, whose relation is a constant, calls
+    /// [`Pcct::satisfy_all`] without a branch or a call of its own.
+    #[inline(always)]
     fn satisfy_part(
         &mut self,
         now: u64,
@@ -267,9 +279,22 @@ impl Pcct {
         start: usize,
         out: &mut Vec<Downstream>,
     ) -> bool {
-        if rel != Relation::Prefix {
-            return self.satisfy_all(now, p, in_face, start, out);
+        if rel == Relation::Prefix {
+            self.satisfy_prefix(now, p, in_face, start, out)
+        } else {
+            self.satisfy_all(now, p, in_face, start, out)
         }
+    }
+
+    /// [`Pcct::satisfy_part`] for a prefix match: only the CanBePrefix in-records.
+    fn satisfy_prefix(
+        &mut self,
+        now: u64,
+        p: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> bool {
         let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
@@ -301,6 +326,7 @@ impl Pcct {
     /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
     /// the records are read in the order the general loop removes them (last first) and the
     /// part is freed whole, without moving records it is about to free.
+    #[inline]
     fn satisfy_all(
         &mut self,
         now: u64,
@@ -325,6 +351,7 @@ impl Pcct {
 
 /// Appends satisfied in-record `r` to the downstreams `out[start..]` unless it expired, is the
 /// ingress face, or its face is already there (the other PIT part of a key may have it too).
+#[inline]
 fn push_satisfied(
     r: &InRecord,
     now: u64,

@@ -41,7 +41,7 @@
 //! ndn_packet::tlv::write_tlv(&mut wire, 6, &name.to_wire());
 //! let wire = Bytes::from(wire);
 //! let data = DataInfo {
-//!     name: name.as_ref(), hashes: &h, freshness_ns: 0, wire: &wire,
+//!     name: name.as_ref(), id: hasher.name_id(name.as_ref()), freshness_ns: 0, wire: &wire,
 //!     digest: None, no_cache: false,
 //! };
 //! let mut down = Vec::new();

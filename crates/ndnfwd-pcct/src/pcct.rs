@@ -2,7 +2,7 @@
 //! prefetch and burst entry points, and read-only accessors. The PIT, Data and CS operations
 //! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
 
-use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
+use ndn_packet::{FaceId, NackReason, NameHasher, NameId, PrefixHashes};
 use ndnfwd_table::{AllocError, Arena, BucketTable, TableWriter, ZeroedSlice};
 
 use crate::api::{
@@ -466,21 +466,21 @@ impl Pcct {
     /// ours (an exact match then needs no bucket), else the bucket of its name.
     #[inline]
     pub fn prefetch_data(&self, d: &DataInfo<'_>, token: Option<&[u8]>) {
-        self.prefetch_data_name(d.hashes, token);
+        self.prefetch_data_name(&d.id, token);
     }
 
-    /// [`Pcct::prefetch_data`] from the Data name's prefix hashes alone (no [`DataInfo`]
+    /// [`Pcct::prefetch_data`] from the Data name's identity alone (no [`DataInfo`]
     /// needed): the key slot our token names, else the bucket of the name's
-    /// table hash. Any token (absent, another worker's, forged, wrong length) and any hashes
+    /// table hash. Any token (absent, another worker's, forged, wrong length) and any identity
     /// are fine; a prefetch never changes an outcome.
     #[inline]
-    pub fn prefetch_data_name(&self, hashes: &PrefixHashes, token: Option<&[u8]>) {
+    pub fn prefetch_data_name(&self, name: &NameId, token: Option<&[u8]>) {
         let ours = token
             .and_then(|t| PitToken::from_bytes(t).ok())
             .filter(|t| t.worker() == self.cfg.worker_id);
         match ours {
             Some(t) => self.keys.prefetch(t.index()),
-            None => self.table.prefetch(hashes.full()),
+            None => self.table.prefetch(name.hash()),
         }
     }
 

@@ -596,10 +596,10 @@ fn prefetch_with_any_input_changes_nothing() {
         let wire = data_wire(&names[i], b"p");
         let tok = tokens.get(i % 6).map(Vec::as_slice);
         for j in &junk {
-            fetched.prefetch_data_name(&empty, Some(j));
-            fetched.prefetch_data_name(&hs[i], Some(j));
+            fetched.prefetch_data_name(&empty.name_id(), Some(j));
+            fetched.prefetch_data_name(&hs[i].name_id(), Some(j));
         }
-        fetched.prefetch_data_name(&hs[i], tok);
+        fetched.prefetch_data_name(&hs[i].name_id(), tok);
         let d = data(&names[i], &hs[i], &wire, 0);
         let a = plain.on_data(50, &d, 3, tok, false, &mut d1);
         assert_eq!(a, fetched.on_data(50, &d, 3, tok, false, &mut d2));

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 use ndn_packet::data::Data;
-use ndn_packet::{FaceId, PrefixHashes};
+use ndn_packet::{FaceId, NameId};
 use ndnfwd_pcct::{DataInfo, MS};
 
 use crate::cycles::{Laps, Stage};
@@ -11,10 +11,10 @@ use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// The PIT-CS view of a Data.
-fn data_info<'a>(d: &Data<'a>, hashes: &'a PrefixHashes, rx: &'a RxPacket) -> DataInfo<'a> {
+fn data_info<'a>(d: &Data<'a>, id: NameId, rx: &'a RxPacket) -> DataInfo<'a> {
     DataInfo {
         name: d.name(),
-        hashes,
+        id,
         freshness_ns: d.freshness_period().unwrap_or(0).saturating_mul(MS),
         wire: &rx.wire,
         digest: None,
@@ -30,7 +30,7 @@ impl Core {
         now: u64,
         rx: &RxPacket,
         data: &Data<'_>,
-        hashes: &PrefixHashes,
+        id: NameId,
         out: &mut Vec<TxPacket>,
         laps: &mut Laps<A>,
     ) {
@@ -48,7 +48,7 @@ impl Core {
         self.downstreams.clear();
         let outcome = self.pcct.on_data(
             now,
-            &data_info(data, hashes, rx),
+            &data_info(data, id, rx),
             rx.face,
             token,
             info.is_local(),

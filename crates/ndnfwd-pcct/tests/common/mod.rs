@@ -71,7 +71,7 @@ pub fn data<'a>(
 ) -> DataInfo<'a> {
     DataInfo {
         name: n.as_ref(),
-        hashes: h,
+        id: h.name_id(),
         freshness_ns,
         wire,
         digest: None,
