@@ -211,6 +211,36 @@ impl BucketTable {
         self.walk::<true>(hash, eq).0
     }
 
+    /// [`BucketTable::lookup_occupied`] by the table's writer: one walk of the chain, without
+    /// the chain-version re-validation of a miss. Holding `&TableWriter` means no `insert` or
+    /// `remove` (both take `&mut TableWriter`) can run during the walk, so the first walk's
+    /// answer is final; the same result as `lookup_occupied`, with `eq` offered the same
+    /// candidates in the same order. For a single-threaded owner (the PIT-CS) that looks up
+    /// and then inserts or removes. Panics if `w` belongs to another table. Always inlined:
+    /// its one caller per Interest would otherwise pay a call's prologue and epilogue.
+    #[inline(always)]
+    pub fn lookup_occupied_writer(
+        &self,
+        w: &TableWriter,
+        hash: u64,
+        mut eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.check_writer(w);
+        let fp = fingerprint(hash);
+        let mut bucket = self.home_bucket(hash);
+        // At most `1 + pool` buckets, as in `walk`.
+        for _ in 0..=self.pool {
+            if let Some(i) = scan::<true>(bucket, fp, &mut eq) {
+                return Some(i);
+            }
+            match bucket.next.load(Ordering::Relaxed) {
+                0 => return None,
+                next => bucket = self.buckets.get(next as usize)?,
+            }
+        }
+        None
+    }
+
     /// The lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s slot scan.
     #[inline(always)]
     fn walk<const OCCUPIED_ONLY: bool>(
@@ -298,6 +328,7 @@ impl BucketTable {
 
     /// Adds `(hash, index)`. Takes the first free slot of the home chain, chaining a bucket from
     /// the overflow pool when the chain is full. Duplicates are not detected.
+    #[inline(always)]
     pub fn insert(&self, w: &mut TableWriter, hash: u64, index: u32) -> Result<(), TableFull> {
         self.check_writer(w);
         let word = encode(fingerprint(hash), index);
@@ -348,6 +379,7 @@ impl BucketTable {
 
     /// Removes the slot holding exactly `(fingerprint(hash), index)`; false if there is none.
     /// An overflow bucket left empty goes back to the pool.
+    #[inline]
     pub fn remove(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
         self.check_writer(w);
         let word = encode(fingerprint(hash), index);
