@@ -80,7 +80,7 @@ impl Pcct {
         let id = it.hashes.id128(n).unwrap_or(0);
         let digest = last_digest(it.name);
         let fh = it.forwarding_hint_hash;
-        let k = self.find_key(key_hash(id as u64, fh), id, fh);
+        let k = self.find_key_inline(key_hash(id as u64, fh), id, fh);
         let m = usize::from(it.must_be_fresh);
         let part = k
             .and_then(|k| self.keys.get_live(k))
@@ -141,7 +141,7 @@ impl Pcct {
     ) -> InterestOutcome {
         let (k, new_key) = match k {
             Some(k) => (k, false),
-            None => match self.insert_key(key) {
+            None => match self.insert_key_inline(key) {
                 Some(k) => (k, true),
                 None => {
                     self.counters.pit_full += 1;
