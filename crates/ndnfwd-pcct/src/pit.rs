@@ -33,13 +33,21 @@ const DIGEST_HEADER: [u8; 2] = [tt::IMPLICIT_SHA256_DIGEST_COMPONENT as u8, 32];
 /// VAR-NUMBERs are decoded in their shortest form only, so such a last component is exactly
 /// the bytes `01 20` and 32 more at the end of the name. Names without that tail (almost all)
 /// are settled with two byte compares instead of a walk over every component; the walk only
-/// confirms a match (the same bytes may sit inside a longer component's value).
+/// confirms a match (the same bytes may sit inside a longer component's value). The two
+/// compares are inlined into the caller; only the confirming walk is a call.
+#[inline(always)]
 pub(crate) fn last_digest(name: NameRef<'_>) -> Option<[u8; 32]> {
     let v = name.value();
     let header = v.len().checked_sub(DIGEST_HEADER.len() + 32)?;
     if v.get(header..header + DIGEST_HEADER.len()) != Some(&DIGEST_HEADER[..]) {
         return None;
     }
+    confirm_digest(name)
+}
+
+/// The component walk of [`last_digest`], for a name whose bytes end like a digest component.
+#[inline(never)]
+fn confirm_digest(name: NameRef<'_>) -> Option<[u8; 32]> {
     let c = name.last()?;
     if c.typ() != tt::IMPLICIT_SHA256_DIGEST_COMPONENT {
         return None;
