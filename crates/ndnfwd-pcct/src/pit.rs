@@ -22,7 +22,7 @@ use crate::api::{
 use crate::entry::{key_hash, InRecord, OutRecord, PccEntry, PitEntry, IN_CBP, IN_HOP};
 use crate::list::NIL;
 use crate::pcct::Pcct;
-use crate::records::{Recs, View};
+use crate::records::{put_out_inline, Recs, View};
 use crate::token::PitToken;
 
 /// TLV header of an ImplicitSha256DigestComponent: TLV-TYPE 1, TLV-LENGTH 32.
@@ -276,20 +276,34 @@ impl Pcct {
         let p = self.handle_part(pit).ok_or(RecordError::NoEntry)?;
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
-        let mut recs = Recs::new(e, &mut self.exts);
         let rec = OutRecord {
             sent: now,
             face,
             nonce,
             ..OutRecord::EMPTY
         };
+        // Usually the entry has no extension block and a free inline slot (a new entry: none
+        // used): no view of the extension pool needed.
+        if put_out_inline(e, rec) {
+            return Ok(());
+        }
+        self.record_out_ext(p, rec)
+    }
+
+    /// [`Pcct::record_out`] through the extension block: out of line, so the inline case
+    /// above needs no large stack frame.
+    #[inline(never)]
+    fn record_out_ext(&mut self, p: u32, rec: OutRecord) -> Result<(), RecordError> {
+        let face = rec.face;
+        let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
+        let mut recs = Recs::new(e, &mut self.exts);
         if let Some(i) = recs.view().out_position(face) {
             if let Some(r) = recs.out_at_mut(i) {
                 *r = rec;
             }
             return Ok(());
         }
-        // Usually there is an inline slot (or the extension block is already attached).
+        // The extension block may already be attached.
         if recs.push_out(rec) {
             return Ok(());
         }
