@@ -55,6 +55,13 @@ impl std::error::Error for TableFull {}
 
 static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A hash's home bucket and fingerprint in one table ([`BucketTable::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    home: u32,
+    fp: u32,
+}
+
 /// Cache-line bucket hash table mapping caller-computed 64-bit hashes to `u32` entry indices.
 ///
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
@@ -330,9 +337,33 @@ impl BucketTable {
     /// the overflow pool when the chain is full. Duplicates are not detected.
     #[inline(always)]
     pub fn insert(&self, w: &mut TableWriter, hash: u64, index: u32) -> Result<(), TableFull> {
+        self.insert_at(w, self.place(hash), index)
+    }
+
+    /// Where `hash` goes: its home bucket and fingerprint, for [`BucketTable::insert_at`]. A
+    /// writer that looked the hash up and missed keeps this instead of the hash, so the insert
+    /// that follows does not derive both again.
+    #[inline(always)]
+    pub fn place(&self, hash: u64) -> Place {
+        Place {
+            home: self.home_index(hash) as u32,
+            fp: fingerprint(hash),
+        }
+    }
+
+    /// [`BucketTable::insert`] of the hash `place` was made from (by this table's
+    /// [`BucketTable::place`]; home buckets never move, so a place stays valid across other
+    /// inserts and removes). Same slot choice and result as `insert`.
+    #[inline(always)]
+    pub fn insert_at(
+        &self,
+        w: &mut TableWriter,
+        place: Place,
+        index: u32,
+    ) -> Result<(), TableFull> {
         self.check_writer(w);
-        let word = encode(fingerprint(hash), index);
-        let mut at = self.home_index(hash);
+        let word = encode(place.fp, index);
+        let mut at = place.home as usize;
         loop {
             let bucket = &self.buckets[at];
             let meta = bucket.meta.load(Ordering::Relaxed);
