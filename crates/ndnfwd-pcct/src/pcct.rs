@@ -3,7 +3,7 @@
 //! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
 
 use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
-use ndnfwd_table::{AllocError, Arena, BucketTable, TableWriter, ZeroedSlice};
+use ndnfwd_table::{AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice};
 
 use crate::api::{
     Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
@@ -270,15 +270,16 @@ impl Pcct {
     /// it makes the Data path's `or_else` around it an outlined call.
     #[inline(never)]
     pub(crate) fn insert_key(&mut self, e: PccEntry) -> Option<u32> {
-        self.insert_key_inline(e)
+        let place = self.table.place(e.hash());
+        self.insert_key_inline(e, place)
     }
 
-    /// [`Pcct::insert_key`] inlined into its caller, for the new key of an Interest.
+    /// [`Pcct::insert_key`] inlined into its caller, for the new key of an Interest, which
+    /// already has the key's table place (`BucketTable::place` of `e.hash()`) from its lookup.
     #[inline(always)]
-    pub(crate) fn insert_key_inline(&mut self, e: PccEntry) -> Option<u32> {
-        let hash = e.hash();
+    pub(crate) fn insert_key_inline(&mut self, e: PccEntry, place: Place) -> Option<u32> {
         let k = self.keys.alloc(e).ok()?;
-        if self.table.insert(&mut self.writer, hash, k).is_err() {
+        if self.table.insert_at(&mut self.writer, place, k).is_err() {
             self.release_key_slot(k);
             return None;
         }

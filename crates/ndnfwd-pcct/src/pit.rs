@@ -88,7 +88,8 @@ impl Pcct {
         let id = it.hashes.id128(n).unwrap_or(0);
         let digest = last_digest(it.name);
         let fh = it.forwarding_hint_hash;
-        let k = self.find_key_inline(key_hash(id as u64, fh), id, fh);
+        let hash = key_hash(id as u64, fh);
+        let k = self.find_key_inline(hash, id, fh);
         let m = usize::from(it.must_be_fresh);
         let part = k
             .and_then(|k| self.keys.get_live(k))
@@ -124,7 +125,7 @@ impl Pcct {
             _ => {
                 let ncomps = u16::try_from(n).unwrap_or(u16::MAX);
                 let key = PccEntry::new(id, fh, ncomps, digest.is_some());
-                self.insert_pit(k, key, rec, it.must_be_fresh)
+                self.insert_pit(k, key, hash, rec, it.must_be_fresh)
             }
         }
     }
@@ -140,16 +141,18 @@ impl Pcct {
         other && !same
     }
 
+    /// New PIT part under key `k`, or under a new key `key` whose table hash is `hash`.
     fn insert_pit(
         &mut self,
         k: Option<u32>,
         key: PccEntry,
+        hash: u64,
         rec: InRecord,
         must_be_fresh: bool,
     ) -> InterestOutcome {
         let (k, new_key) = match k {
             Some(k) => (k, false),
-            None => match self.insert_key_inline(key) {
+            None => match self.insert_key_inline(key, self.table.place(hash)) {
                 Some(k) => (k, true),
                 None => {
                     self.counters.pit_full += 1;
