@@ -22,7 +22,7 @@ use crate::api::{
 use crate::entry::{key_hash, InRecord, OutRecord, PccEntry, PitEntry, IN_CBP, IN_HOP};
 use crate::list::NIL;
 use crate::pcct::Pcct;
-use crate::records::{Recs, View};
+use crate::records::{put_out_inline, Recs, View};
 use crate::token::PitToken;
 
 /// TLV header of an ImplicitSha256DigestComponent: TLV-TYPE 1, TLV-LENGTH 32.
@@ -33,13 +33,21 @@ const DIGEST_HEADER: [u8; 2] = [tt::IMPLICIT_SHA256_DIGEST_COMPONENT as u8, 32];
 /// VAR-NUMBERs are decoded in their shortest form only, so such a last component is exactly
 /// the bytes `01 20` and 32 more at the end of the name. Names without that tail (almost all)
 /// are settled with two byte compares instead of a walk over every component; the walk only
-/// confirms a match (the same bytes may sit inside a longer component's value).
+/// confirms a match (the same bytes may sit inside a longer component's value). The two
+/// compares are inlined into the caller; only the confirming walk is a call.
+#[inline(always)]
 pub(crate) fn last_digest(name: NameRef<'_>) -> Option<[u8; 32]> {
     let v = name.value();
     let header = v.len().checked_sub(DIGEST_HEADER.len() + 32)?;
     if v.get(header..header + DIGEST_HEADER.len()) != Some(&DIGEST_HEADER[..]) {
         return None;
     }
+    confirm_digest(name)
+}
+
+/// The component walk of [`last_digest`], for a name whose bytes end like a digest component.
+#[inline(never)]
+fn confirm_digest(name: NameRef<'_>) -> Option<[u8; 32]> {
     let c = name.last()?;
     if c.typ() != tt::IMPLICIT_SHA256_DIGEST_COMPONENT {
         return None;
@@ -80,7 +88,8 @@ impl Pcct {
         let id = it.hashes.id128(n).unwrap_or(0);
         let digest = last_digest(it.name);
         let fh = it.forwarding_hint_hash;
-        let k = self.find_key(key_hash(id as u64, fh), id, fh);
+        let hash = key_hash(id as u64, fh);
+        let k = self.find_key_inline(hash, id, fh);
         let m = usize::from(it.must_be_fresh);
         let part = k
             .and_then(|k| self.keys.get_live(k))
@@ -116,7 +125,7 @@ impl Pcct {
             _ => {
                 let ncomps = u16::try_from(n).unwrap_or(u16::MAX);
                 let key = PccEntry::new(id, fh, ncomps, digest.is_some());
-                self.insert_pit(k, key, rec, it.must_be_fresh)
+                self.insert_pit(k, key, hash, rec, it.must_be_fresh)
             }
         }
     }
@@ -132,16 +141,18 @@ impl Pcct {
         other && !same
     }
 
+    /// New PIT part under key `k`, or under a new key `key` whose table hash is `hash`.
     fn insert_pit(
         &mut self,
         k: Option<u32>,
         key: PccEntry,
+        hash: u64,
         rec: InRecord,
         must_be_fresh: bool,
     ) -> InterestOutcome {
         let (k, new_key) = match k {
             Some(k) => (k, false),
-            None => match self.insert_key(key) {
+            None => match self.insert_key_inline(key, self.table.place(hash)) {
                 Some(k) => (k, true),
                 None => {
                     self.counters.pit_full += 1;
@@ -268,20 +279,34 @@ impl Pcct {
         let p = self.handle_part(pit).ok_or(RecordError::NoEntry)?;
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
-        let mut recs = Recs::new(e, &mut self.exts);
         let rec = OutRecord {
             sent: now,
             face,
             nonce,
             ..OutRecord::EMPTY
         };
+        // Usually the entry has no extension block and a free inline slot (a new entry: none
+        // used): no view of the extension pool needed.
+        if put_out_inline(e, rec) {
+            return Ok(());
+        }
+        self.record_out_ext(p, rec)
+    }
+
+    /// [`Pcct::record_out`] through the extension block: out of line, so the inline case
+    /// above needs no large stack frame.
+    #[inline(never)]
+    fn record_out_ext(&mut self, p: u32, rec: OutRecord) -> Result<(), RecordError> {
+        let face = rec.face;
+        let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
+        let mut recs = Recs::new(e, &mut self.exts);
         if let Some(i) = recs.view().out_position(face) {
             if let Some(r) = recs.out_at_mut(i) {
                 *r = rec;
             }
             return Ok(());
         }
-        // Usually there is an inline slot (or the extension block is already attached).
+        // The extension block may already be attached.
         if recs.push_out(rec) {
             return Ok(());
         }

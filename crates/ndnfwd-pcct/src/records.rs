@@ -7,6 +7,7 @@
 use ndnfwd_table::Arena;
 
 use crate::entry::{Ext, InRecord, OutRecord, PitEntry, IN_INLINE, OUT_INLINE};
+use crate::list::NIL;
 
 /// Read-only view of a PIT entry and its extension block.
 #[derive(Clone, Copy)]
@@ -182,6 +183,32 @@ impl<'a> Recs<'a> {
     }
 }
 
+/// Writes out-record `r` into an entry without an extension block, as `Recs` would (renews
+/// the first record toward `r.face`, else appends one): false, with nothing changed, when the
+/// entry has an extension block or its inline out-records are all used.
+#[inline]
+pub(crate) fn put_out_inline(pit: &mut PitEntry, r: OutRecord) -> bool {
+    if pit.ext != NIL {
+        return false;
+    }
+    let n = usize::from(pit.n_out);
+    let Some(used) = pit.outs.get_mut(..n) else {
+        return false;
+    };
+    if let Some(old) = used.iter_mut().find(|o| o.face == r.face) {
+        *old = r;
+        return true;
+    }
+    match pit.outs.get_mut(n) {
+        Some(slot) => {
+            *slot = r;
+            pit.n_out += 1;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Whether a record of one more can be stored without an extension block.
 pub(crate) fn fits_inline(n: u8, out: bool) -> bool {
     usize::from(n) < if out { OUT_INLINE } else { IN_INLINE }
@@ -229,6 +256,52 @@ mod tests {
         faces.sort_unstable();
         assert_eq!(faces, (0..16).filter(|&f| f != 1).collect::<Vec<_>>());
         assert!(r.swap_remove_in(40).is_none());
+    }
+
+    /// The inline shortcut of `Pcct::record_out` leaves an entry exactly as the general path
+    /// (find the face's record and overwrite it, else push), and declines once the inline
+    /// records are used up or an extension block is attached.
+    #[test]
+    fn put_out_inline_agrees_with_recs() {
+        let mut exts: Arena<Ext> = Arena::with_capacity(1);
+        let mut fast = PitEntry::new(0, false, 0);
+        let mut slow = PitEntry::new(0, false, 0);
+        let faces = [7, 3, 7, 9, 3, 1, 9, 4];
+        for (t, face) in faces.into_iter().enumerate() {
+            let r = OutRecord {
+                sent: t as u64,
+                face,
+                nonce: 100 + t as u32,
+                ..OutRecord::EMPTY
+            };
+            let mut general = Recs::new(&mut slow, &mut exts);
+            let done = match general.view().out_position(face) {
+                Some(i) => general.out_at_mut(i).map(|o| *o = r).is_some(),
+                None => general.push_out(r),
+            };
+            assert_eq!(put_out_inline(&mut fast, r), done, "step {t}");
+            let show = |p: &PitEntry| {
+                let v = View { pit: p, ext: None };
+                v.outs()
+                    .map(|o| (o.face, o.nonce, o.sent))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(show(&fast), show(&slow), "step {t}");
+        }
+        assert_eq!(
+            usize::from(fast.n_out),
+            OUT_INLINE,
+            "faces 7, 3, 9, 1; 4 did not fit"
+        );
+        fast.ext = exts.alloc(Ext::EMPTY).ok().unwrap();
+        let again = OutRecord {
+            face: 7,
+            ..OutRecord::EMPTY
+        };
+        assert!(
+            !put_out_inline(&mut fast, again),
+            "extension attached: general path"
+        );
     }
 
     #[test]

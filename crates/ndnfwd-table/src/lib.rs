@@ -41,7 +41,7 @@ pub use raw::arena::Arena;
 pub use raw::mem::{ZeroValid, ZeroedSlice};
 pub use raw::prefetch::prefetch_read;
 pub use table::{
-    default_overflow_buckets, BucketTable, TableFull, TableWriter, DEFAULT_LOAD_FACTOR,
+    default_overflow_buckets, BucketTable, Place, TableFull, TableWriter, DEFAULT_LOAD_FACTOR,
     MAX_LOAD_FACTOR, MAX_RETRIES,
 };
 

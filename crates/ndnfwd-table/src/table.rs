@@ -55,6 +55,13 @@ impl std::error::Error for TableFull {}
 
 static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A hash's home bucket and fingerprint in one table ([`BucketTable::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    home: u32,
+    fp: u32,
+}
+
 /// Cache-line bucket hash table mapping caller-computed 64-bit hashes to `u32` entry indices.
 ///
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
@@ -211,6 +218,36 @@ impl BucketTable {
         self.walk::<true>(hash, eq).0
     }
 
+    /// [`BucketTable::lookup_occupied`] by the table's writer: one walk of the chain, without
+    /// the chain-version re-validation of a miss. Holding `&TableWriter` means no `insert` or
+    /// `remove` (both take `&mut TableWriter`) can run during the walk, so the first walk's
+    /// answer is final; the same result as `lookup_occupied`, with `eq` offered the same
+    /// candidates in the same order. For a single-threaded owner (the PIT-CS) that looks up
+    /// and then inserts or removes. Panics if `w` belongs to another table. Always inlined:
+    /// its one caller per Interest would otherwise pay a call's prologue and epilogue.
+    #[inline(always)]
+    pub fn lookup_occupied_writer(
+        &self,
+        w: &TableWriter,
+        hash: u64,
+        mut eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.check_writer(w);
+        let fp = fingerprint(hash);
+        let mut bucket = self.home_bucket(hash);
+        // At most `1 + pool` buckets, as in `walk`.
+        for _ in 0..=self.pool {
+            if let Some(i) = scan::<true>(bucket, fp, &mut eq) {
+                return Some(i);
+            }
+            match bucket.next.load(Ordering::Relaxed) {
+                0 => return None,
+                next => bucket = self.buckets.get(next as usize)?,
+            }
+        }
+        None
+    }
+
     /// The lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s slot scan.
     #[inline(always)]
     fn walk<const OCCUPIED_ONLY: bool>(
@@ -298,10 +335,35 @@ impl BucketTable {
 
     /// Adds `(hash, index)`. Takes the first free slot of the home chain, chaining a bucket from
     /// the overflow pool when the chain is full. Duplicates are not detected.
+    #[inline(always)]
     pub fn insert(&self, w: &mut TableWriter, hash: u64, index: u32) -> Result<(), TableFull> {
+        self.insert_at(w, self.place(hash), index)
+    }
+
+    /// Where `hash` goes: its home bucket and fingerprint, for [`BucketTable::insert_at`]. A
+    /// writer that looked the hash up and missed keeps this instead of the hash, so the insert
+    /// that follows does not derive both again.
+    #[inline(always)]
+    pub fn place(&self, hash: u64) -> Place {
+        Place {
+            home: self.home_index(hash) as u32,
+            fp: fingerprint(hash),
+        }
+    }
+
+    /// [`BucketTable::insert`] of the hash `place` was made from (by this table's
+    /// [`BucketTable::place`]; home buckets never move, so a place stays valid across other
+    /// inserts and removes). Same slot choice and result as `insert`.
+    #[inline(always)]
+    pub fn insert_at(
+        &self,
+        w: &mut TableWriter,
+        place: Place,
+        index: u32,
+    ) -> Result<(), TableFull> {
         self.check_writer(w);
-        let word = encode(fingerprint(hash), index);
-        let mut at = self.home_index(hash);
+        let word = encode(place.fp, index);
+        let mut at = place.home as usize;
         loop {
             let bucket = &self.buckets[at];
             let meta = bucket.meta.load(Ordering::Relaxed);
@@ -348,6 +410,7 @@ impl BucketTable {
 
     /// Removes the slot holding exactly `(fingerprint(hash), index)`; false if there is none.
     /// An overflow bucket left empty goes back to the pool.
+    #[inline]
     pub fn remove(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
         self.check_writer(w);
         let word = encode(fingerprint(hash), index);

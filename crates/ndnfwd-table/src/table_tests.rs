@@ -154,6 +154,40 @@ fn middle_overflow_bucket_unlinks_and_keeps_tail_reachable() {
     assert_eq!(t.lookup_probes(h(0, 20), |x| x == 20).1, 2);
 }
 
+/// A place taken before the chain changed (filled into an overflow bucket, then emptied and
+/// recycled) still inserts where `insert` would: the index is found, with its fingerprint.
+#[test]
+fn place_survives_chain_changes() {
+    let (t, mut w) = small(2, 2);
+    let hash = h(1, 0xABC);
+    let place = t.place(hash);
+    assert_eq!(place, t.place(h(1, 0xABC)));
+    assert_ne!(place, t.place(h(0, 0xABC)), "other home bucket");
+    for i in 0..8 {
+        t.insert(&mut w, h(1, i), i).unwrap();
+    }
+    assert_eq!(t.overflow_in_use(), 1);
+    assert!(t.remove(&mut w, h(1, 7), 7));
+    assert_eq!(
+        t.overflow_in_use(),
+        0,
+        "the emptied overflow bucket went back"
+    );
+    assert!(t.remove(&mut w, h(1, 3), 3));
+    t.insert_at(&mut w, place, 99).unwrap();
+    assert_eq!(t.lookup(hash, |x| x == 99), Some(99));
+    assert_eq!(
+        t.lookup(h(1, 0xAB0), |x| x == 99),
+        None,
+        "stored with its fingerprint"
+    );
+    assert_eq!(
+        t.lookup_probes(hash, |x| x == 99).1,
+        1,
+        "in slot 3 of the home bucket"
+    );
+}
+
 #[test]
 fn full_pool_reports_table_full() {
     let (t, mut w) = small(1, 1);

@@ -121,7 +121,11 @@ proptest! {
                     let all = t.lookup(h, |x| { seen.0.push(x); x == i });
                     let occupied = t.lookup_occupied(h, |x| { seen.1.push(x); x == i });
                     prop_assert_eq!(all, occupied, "both slot scans find the same index");
-                    prop_assert_eq!(seen.0, seen.1, "and offer the same candidates in order");
+                    prop_assert_eq!(&seen.0, &seen.1, "and offer the same candidates in order");
+                    let mut by_writer = vec![];
+                    let found = t.lookup_occupied_writer(&w, h, |x| { by_writer.push(x); x == i });
+                    prop_assert_eq!(found, all, "the writer's one-walk lookup agrees");
+                    prop_assert_eq!(&by_writer, &seen.0, "with the same candidates in order");
                     let any = t.lookup(h, |_| true);
                     let expect_any = m.map.get(&key(h)).is_some_and(|v| !v.is_empty());
                     prop_assert_eq!(any.is_some(), expect_any);
