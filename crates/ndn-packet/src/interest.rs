@@ -234,8 +234,11 @@ impl<'a> Interest<'a> {
             can_be_prefix,
             must_be_fresh,
         };
-        let params = (params_start != 0).then_some(params_start as usize);
-        check_parameters_digest(wire, name, params, scan)?;
+        // The usual Interest has neither parameters nor a digest component: no call.
+        if params_start != 0 || scan.params_digests != 0 {
+            let params = (params_start != 0).then_some(params_start as usize);
+            check_parameters_digest(wire, name, params, scan)?;
+        }
         Ok(it)
     }
 
