@@ -489,7 +489,9 @@ impl Engine {
         laps.lap(&mut core.cycles, Stage::Parse);
         match &mut *parsed {
             Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
-                *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+                if i.has_forwarding_hint() {
+                    *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+                }
             }
             Parsed::Data(_) => {}
             Parsed::Bad => return,
