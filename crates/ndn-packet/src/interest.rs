@@ -354,7 +354,7 @@ impl<'a> Interest<'a> {
     /// The bytes covered by the ParametersSha256DigestComponent: from the ApplicationParameters
     /// element to the end of the Interest.
     pub fn params_range(&self) -> Option<Range<usize>> {
-        (self.params_start != 0).then(|| self.params_start as usize..self.wire.len())
+        (self.params_start != 0).then_some(self.params_start as usize..self.wire.len())
     }
 
     /// TLV-VALUE of InterestSignatureInfo, byte for byte (see
