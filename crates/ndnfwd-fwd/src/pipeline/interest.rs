@@ -22,6 +22,8 @@ pub(crate) struct Incoming<'p, 'a> {
     pub(crate) info: FaceInfo,
     pub(crate) scope: NameScope,
     pub(crate) nonce: u32,
+    /// The received HopLimit, read from the wire once for every stage.
+    pub(crate) hop_limit: Option<u8>,
 }
 
 /// The PIT-CS view of an Interest (also what its bucket prefetch needs).
@@ -79,7 +81,8 @@ impl Core {
             self.counters.unknown_face += 1;
             return;
         };
-        if interest.hop_limit() == Some(0) {
+        let hop_limit = interest.hop_limit();
+        if hop_limit == Some(0) {
             self.counters.hop_limit_zero += 1;
             return;
         }
@@ -112,6 +115,7 @@ impl Core {
             info,
             scope,
             nonce,
+            hop_limit,
         };
         // Every outcome that goes on to the CS-miss stage (a new entry, or an aggregated or
         // retransmitted Interest that is not suppressed) meets at one call site, so that stage
@@ -307,7 +311,7 @@ impl Core {
         let g = Guiders {
             nonce: i.nonce().is_none().then(|| inc.nonce.to_be_bytes()),
             lifetime_ms: (i.lifetime_ms() != left_ms).then_some(left_ms),
-            hop_limit: i.hop_limit().map(|h| h.saturating_sub(1)),
+            hop_limit: inc.hop_limit.map(|h| h.saturating_sub(1)),
         };
         if g == Guiders::default() {
             return inc.rx.wire.clone();
@@ -336,7 +340,7 @@ impl Core {
             self.counters.face_gone += 1;
             return;
         };
-        let hop_after = inc.interest.hop_limit().map(|h| h.saturating_sub(1));
+        let hop_after = inc.hop_limit.map(|h| h.saturating_sub(1));
         if hop_after == Some(0) && !egress.is_local() {
             self.counters.hop_limit_zero_out += 1;
             return;
