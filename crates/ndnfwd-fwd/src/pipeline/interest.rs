@@ -22,6 +22,8 @@ pub(crate) struct Incoming<'p, 'a> {
     pub(crate) info: FaceInfo,
     pub(crate) scope: NameScope,
     pub(crate) nonce: u32,
+    /// True when `nonce` is the Interest's own, false when the engine made it up.
+    pub(crate) own_nonce: bool,
     /// The received HopLimit, read from the wire once for every stage.
     pub(crate) hop_limit: Option<u8>,
 }
@@ -91,9 +93,9 @@ impl Core {
             self.counters.localhost_violation_in += 1;
             return;
         }
-        let nonce = match interest.nonce() {
-            Some(n) => u32::from_be_bytes(n),
-            None => self.next_nonce(),
+        let (nonce, own_nonce) = match interest.nonce() {
+            Some(n) => (u32::from_be_bytes(n), true),
+            None => (self.next_nonce(), false),
         };
         if !self.quota.admit(&self.pcct, rx.face) {
             self.counters.pit_face_quota += 1;
@@ -115,6 +117,7 @@ impl Core {
             info,
             scope,
             nonce,
+            own_nonce,
             hop_limit,
         };
         // Every outcome that goes on to the CS-miss stage (a new entry, or an aggregated or
@@ -309,7 +312,7 @@ impl Core {
         };
         let left_ms = left_ns.div_ceil(MS).max(1);
         let g = Guiders {
-            nonce: i.nonce().is_none().then(|| inc.nonce.to_be_bytes()),
+            nonce: (!inc.own_nonce).then(|| inc.nonce.to_be_bytes()),
             lifetime_ms: (i.lifetime_ms() != left_ms).then_some(left_ms),
             hop_limit: inc.hop_limit.map(|h| h.saturating_sub(1)),
         };
