@@ -48,21 +48,51 @@ const fn position(typ: u32) -> u8 {
 }
 
 /// A checked, borrowed Interest. All offsets are relative to [`Interest::wire`].
+///
+/// The view is kept small (96 bytes on 64-bit targets) because the forwarder decodes it into
+/// its burst ring and copies it once: offsets are `u32` (an Interest longer than 4 GiB is
+/// rejected), 0 stands for an absent element (every element follows the Name, so no element
+/// starts or ends at 0), and the guiders keep only their end: VAR-NUMBERs are in shortest form
+/// (`tlv::header` rejects any other), so a Nonce element is 6 bytes, a HopLimit 3 and an
+/// InterestLifetime 2 plus its value's length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interest<'a> {
     wire: &'a [u8],
     name: NameRef<'a>,
-    name_end: usize,
+    /// InterestLifetime value; meaningful when `lifetime_end != 0`.
+    lifetime_ms: u64,
+    name_end: u32,
+    /// ForwardingHint TLV-VALUE range; start 0 when absent.
+    forwarding_hint: Span,
+    /// End of the Nonce element; 0 when absent.
+    nonce_end: u32,
+    /// End of the InterestLifetime element; 0 when absent.
+    lifetime_end: u32,
+    /// End of the HopLimit element; 0 when absent.
+    hop_limit_end: u32,
+    /// Start of the ApplicationParameters element; 0 when absent.
+    params_start: u32,
+    /// ApplicationParameters TLV-VALUE range.
+    params: Span,
+    signature_info: Span,
+    signature_value: Span,
+    /// Length of the InterestLifetime value (1, 2, 4 or 8).
+    lifetime_len: u8,
     can_be_prefix: bool,
     must_be_fresh: bool,
-    forwarding_hint: Option<&'a [u8]>,
-    nonce: Option<(usize, usize)>,
-    lifetime: Option<(usize, usize, u64)>,
-    hop_limit: Option<(usize, usize)>,
-    params: Option<(usize, &'a [u8])>,
-    signature_info: Option<&'a [u8]>,
-    signature_value: Option<&'a [u8]>,
 }
+
+/// A TLV-VALUE's byte range in the wire, `(start, end)`; start 0 means absent.
+type Span = (u32, u32);
+
+// The size the docs above promise (the burst ring's copy of a view is inline, not a call).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Interest<'static>>() == 96);
+
+/// Size of a Nonce element (one-byte TLV-TYPE and TLV-LENGTH, four-byte value).
+const NONCE_TLV: u32 = 6;
+/// Size of a HopLimit element.
+const HOP_LIMIT_TLV: u32 = 3;
 
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
@@ -88,8 +118,14 @@ impl<'a> Interest<'a> {
     #[inline(always)]
     fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::INTEREST)?;
-        // Offsets below are relative to `outer`; `base` turns them into offsets in `wire`.
-        let base = wire.len() - outer.len();
+        if u32::try_from(wire.len()).is_err() {
+            return Err(DecodeError::Invalid(tt::INTEREST));
+        }
+        // Offsets below are relative to `outer`; `base` turns them into offsets in `wire`
+        // (all below 2^32, checked above).
+        let base = (wire.len() - outer.len()) as u32;
+        let at = |pos: usize| base + pos as u32;
+        let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
         let (name, scan, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             let (value, scan) = NameRef::scan(value, name)?;
@@ -98,20 +134,12 @@ impl<'a> Interest<'a> {
         if name.is_empty() {
             return Err(DecodeError::Invalid(tt::NAME));
         }
-        let mut it = Interest {
-            wire,
-            name,
-            name_end: base + pos,
-            can_be_prefix: false,
-            must_be_fresh: false,
-            forwarding_hint: None,
-            nonce: None,
-            lifetime: None,
-            hop_limit: None,
-            params: None,
-            signature_info: None,
-            signature_value: None,
-        };
+        let name_end = at(pos);
+        let (mut can_be_prefix, mut must_be_fresh) = (false, false);
+        let (mut nonce_end, mut hop_limit_end) = (0, 0);
+        let (mut lifetime_ms, mut lifetime_end, mut lifetime_len) = (0, 0, 0);
+        let (mut forwarding_hint, mut params_start, mut params) = ((0, 0), 0, (0, 0));
+        let (mut signature_info, mut signature_value) = ((0, 0), (0, 0));
         let mut last = position(tt::NAME);
         // Straight-line fast path: the guiders that follow the name in spec order are taken
         // without the loop's order bookkeeping; it stops at the first other element, which the
@@ -120,37 +148,35 @@ impl<'a> Interest<'a> {
             if !value.is_empty() {
                 return Err(DecodeError::Invalid(tt::CAN_BE_PREFIX));
             }
-            (it.can_be_prefix, pos, last) = (true, next, position(tt::CAN_BE_PREFIX));
+            (can_be_prefix, pos, last) = (true, next, position(tt::CAN_BE_PREFIX));
         }
         if let Some((value, next)) = tlv::element_if(outer, pos, tt::MUST_BE_FRESH)? {
             if !value.is_empty() {
                 return Err(DecodeError::Invalid(tt::MUST_BE_FRESH));
             }
-            (it.must_be_fresh, pos, last) = (true, next, position(tt::MUST_BE_FRESH));
+            (must_be_fresh, pos, last) = (true, next, position(tt::MUST_BE_FRESH));
         }
         if let Some((value, next)) = tlv::element_if(outer, pos, tt::NONCE)? {
             if value.len() != 4 {
                 return Err(DecodeError::Invalid(tt::NONCE));
             }
-            it.nonce = Some((base + pos, base + next));
-            (pos, last) = (next, position(tt::NONCE));
+            (nonce_end, pos, last) = (at(next), next, position(tt::NONCE));
         }
         if let Some((value, next)) = tlv::element_if(outer, pos, tt::INTEREST_LIFETIME)? {
-            it.lifetime = Some((base + pos, base + next, tlv::read_nni(value)?));
+            lifetime_ms = tlv::read_nni(value)?;
+            (lifetime_end, lifetime_len) = (at(next), value.len() as u8);
             (pos, last) = (next, position(tt::INTEREST_LIFETIME));
         }
         if let Some((value, next)) = tlv::element_if(outer, pos, tt::HOP_LIMIT)? {
             if value.len() != 1 {
                 return Err(DecodeError::Invalid(tt::HOP_LIMIT));
             }
-            it.hop_limit = Some((base + pos, base + next));
-            (pos, last) = (next, position(tt::HOP_LIMIT));
+            (hop_limit_end, pos, last) = (at(next), next, position(tt::HOP_LIMIT));
         }
         while pos < outer.len() {
-            let start = base + pos;
+            let start = at(pos);
             let (typ, value, next) = tlv::element_at(outer, pos)?;
             pos = next;
-            let end = base + next;
             let at = position(typ);
             if at == 0 {
                 if is_critical(typ) {
@@ -170,46 +196,77 @@ impl<'a> Interest<'a> {
                 tt::CAN_BE_PREFIX | tt::MUST_BE_FRESH if !value.is_empty() => {
                     return Err(DecodeError::Invalid(typ))
                 }
-                tt::CAN_BE_PREFIX => it.can_be_prefix = true,
-                tt::MUST_BE_FRESH => it.must_be_fresh = true,
+                tt::CAN_BE_PREFIX => can_be_prefix = true,
+                tt::MUST_BE_FRESH => must_be_fresh = true,
                 tt::FORWARDING_HINT => {
                     check_forwarding_hint(value)?;
-                    it.forwarding_hint = Some(value);
+                    forwarding_hint = span(value, next);
                 }
                 tt::NONCE if value.len() != 4 => return Err(DecodeError::Invalid(tt::NONCE)),
-                tt::NONCE => it.nonce = Some((start, end)),
-                tt::INTEREST_LIFETIME => it.lifetime = Some((start, end, tlv::read_nni(value)?)),
+                tt::NONCE => nonce_end = span(value, next).1,
+                tt::INTEREST_LIFETIME => {
+                    lifetime_ms = tlv::read_nni(value)?;
+                    (lifetime_end, lifetime_len) = (span(value, next).1, value.len() as u8);
+                }
                 tt::HOP_LIMIT if value.len() != 1 => {
                     return Err(DecodeError::Invalid(tt::HOP_LIMIT))
                 }
-                tt::HOP_LIMIT => it.hop_limit = Some((start, end)),
-                tt::APPLICATION_PARAMETERS => it.params = Some((start, value)),
-                tt::INTEREST_SIGNATURE_INFO => it.signature_info = Some(value),
-                _ => it.signature_value = Some(value),
+                tt::HOP_LIMIT => hop_limit_end = span(value, next).1,
+                tt::APPLICATION_PARAMETERS => (params_start, params) = (start, span(value, next)),
+                tt::INTEREST_SIGNATURE_INFO => signature_info = span(value, next),
+                _ => signature_value = span(value, next),
             }
         }
-        it.check_parameters_digest(scan)?;
+        let it = Interest {
+            wire,
+            name,
+            lifetime_ms,
+            name_end,
+            forwarding_hint,
+            nonce_end,
+            lifetime_end,
+            hop_limit_end,
+            params_start,
+            params,
+            signature_info,
+            signature_value,
+            lifetime_len,
+            can_be_prefix,
+            must_be_fresh,
+        };
+        // The usual Interest has neither parameters nor a digest component: no call.
+        if params_start != 0 || scan.params_digests != 0 {
+            let params = (params_start != 0).then_some(params_start as usize);
+            check_parameters_digest(wire, name, params, scan)?;
+        }
         Ok(it)
     }
 
-    /// ApplicationParameters and a ParametersSha256DigestComponent come together, the digest
-    /// covering everything from the parameters to the end of the Interest.
-    fn check_parameters_digest(&self, scan: NameScan) -> Result<(), DecodeError> {
-        let bad = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
-        match (self.params, scan.params_digests) {
-            (None, 0) => Ok(()),
-            (Some((start, _)), 1) => {
-                let covered = self.wire.get(start..).ok_or(bad)?;
-                let at = scan.params_digest_at;
-                let digest = self.name.value().get(at..at + 32).ok_or(bad)?;
-                if sha256(&[covered]) == digest {
-                    Ok(())
-                } else {
-                    Err(bad)
-                }
-            }
-            _ => Err(bad),
+    /// The TLV-VALUE at `span`, `None` when absent.
+    fn value(&self, (start, end): Span) -> Option<&'a [u8]> {
+        if start == 0 {
+            return None;
         }
+        self.wire.get(start as usize..end as usize)
+    }
+
+    /// Element range of the Nonce, if present.
+    fn nonce_span(&self) -> Option<(usize, usize)> {
+        let end = self.nonce_end;
+        (end != 0).then(|| ((end - NONCE_TLV) as usize, end as usize))
+    }
+
+    /// Element range of the InterestLifetime, if present.
+    fn lifetime_span(&self) -> Option<(usize, usize)> {
+        let end = self.lifetime_end;
+        let len = 2 + u32::from(self.lifetime_len);
+        (end != 0).then(|| ((end - len) as usize, end as usize))
+    }
+
+    /// Element range of the HopLimit, if present.
+    fn hop_limit_span(&self) -> Option<(usize, usize)> {
+        let end = self.hop_limit_end;
+        (end != 0).then(|| ((end - HOP_LIMIT_TLV) as usize, end as usize))
     }
 
     /// The whole Interest TLV.
@@ -224,8 +281,10 @@ impl<'a> Interest<'a> {
 
     /// The whole Name TLV, for copying without re-encoding.
     pub fn name_wire(&self) -> &'a [u8] {
-        let start = self.name_end - self.name.encoded_len();
-        self.wire.get(start..self.name_end).unwrap_or_default()
+        let end = self.name_end as usize;
+        self.wire
+            .get(end - self.name.encoded_len()..end)
+            .unwrap_or_default()
     }
 
     /// CanBePrefix.
@@ -240,13 +299,13 @@ impl<'a> Interest<'a> {
 
     /// True when a ForwardingHint element is present (possibly with no names).
     pub fn has_forwarding_hint(&self) -> bool {
-        self.forwarding_hint.is_some()
+        self.forwarding_hint.0 != 0
     }
 
     /// The ForwardingHint names, in order (empty when absent).
     pub fn forwarding_hint(&self) -> ForwardingHint<'a> {
         ForwardingHint {
-            reader: Reader::new(self.forwarding_hint.unwrap_or_default()),
+            reader: Reader::new(self.value(self.forwarding_hint).unwrap_or_default()),
         }
     }
 
@@ -258,12 +317,12 @@ impl<'a> Interest<'a> {
 
     /// Offset of the Nonce TLV-VALUE (4 bytes), for rewriting in place.
     pub fn nonce_offset(&self) -> Option<usize> {
-        self.nonce.map(|(_, end)| end - 4)
+        self.nonce_span().map(|(_, end)| end - 4)
     }
 
     /// InterestLifetime as encoded, in milliseconds.
     pub fn lifetime(&self) -> Option<u64> {
-        self.lifetime.map(|(_, _, v)| v)
+        (self.lifetime_end != 0).then_some(self.lifetime_ms)
     }
 
     /// InterestLifetime in milliseconds, [`DEFAULT_LIFETIME_MS`] when absent.
@@ -274,7 +333,7 @@ impl<'a> Interest<'a> {
     /// Byte range of the whole InterestLifetime element (its value is a NonNegativeInteger of
     /// 1, 2, 4 or 8 bytes: an in-place rewrite must keep that length).
     pub fn lifetime_range(&self) -> Option<Range<usize>> {
-        self.lifetime.map(|(s, e, _)| s..e)
+        self.lifetime_span().map(|(s, e)| s..e)
     }
 
     /// HopLimit.
@@ -284,29 +343,29 @@ impl<'a> Interest<'a> {
 
     /// Offset of the one-byte HopLimit value, for decrementing in place.
     pub fn hop_limit_offset(&self) -> Option<usize> {
-        self.hop_limit.map(|(_, end)| end - 1)
+        self.hop_limit_span().map(|(_, end)| end - 1)
     }
 
     /// TLV-VALUE of ApplicationParameters.
     pub fn app_params(&self) -> Option<&'a [u8]> {
-        self.params.map(|(_, v)| v)
+        self.value(self.params)
     }
 
     /// The bytes covered by the ParametersSha256DigestComponent: from the ApplicationParameters
     /// element to the end of the Interest.
     pub fn params_range(&self) -> Option<Range<usize>> {
-        self.params.map(|(s, _)| s..self.wire.len())
+        (self.params_start != 0).then_some(self.params_start as usize..self.wire.len())
     }
 
     /// TLV-VALUE of InterestSignatureInfo, byte for byte (see
     /// [`SignatureInfo`](crate::signature::SignatureInfo) to read it).
     pub fn signature_info(&self) -> Option<&'a [u8]> {
-        self.signature_info
+        self.value(self.signature_info)
     }
 
     /// TLV-VALUE of InterestSignatureValue.
     pub fn signature_value(&self) -> Option<&'a [u8]> {
-        self.signature_value
+        self.value(self.signature_value)
     }
 
     /// Appends a copy of this Interest with new guiders. The Name, ForwardingHint, parameters and
@@ -314,22 +373,21 @@ impl<'a> Interest<'a> {
     /// element or is inserted at its spec position; a guider left `None` is kept as it is.
     pub fn write_with_guiders(&self, g: &Guiders, out: &mut Vec<u8>) {
         let end = self.wire.len();
-        let params = self.params.map(|(s, _)| s);
-        let hop_at = self.hop_limit.map(|(s, _)| s).or(params).unwrap_or(end);
-        let life_at = self.lifetime.map(|(s, _, _)| s).unwrap_or(hop_at);
+        let params = (self.params_start != 0).then_some(self.params_start as usize);
+        let (nonce, lifetime, hop_limit) = (
+            self.nonce_span(),
+            self.lifetime_span(),
+            self.hop_limit_span(),
+        );
+        let hop_at = hop_limit.map(|(s, _)| s).or(params).unwrap_or(end);
+        let life_at = lifetime.map(|(s, _)| s).unwrap_or(hop_at);
         let span = |present: Option<(usize, usize)>, at: usize| present.unwrap_or((at, at));
         let edits = [
-            (span(self.nonce, life_at), g.nonce.map(Guider::Nonce)),
-            (
-                span(self.lifetime.map(|(s, e, _)| (s, e)), hop_at),
-                g.lifetime_ms.map(Guider::Lifetime),
-            ),
-            (
-                span(self.hop_limit, hop_at),
-                g.hop_limit.map(Guider::HopLimit),
-            ),
+            (span(nonce, life_at), g.nonce.map(Guider::Nonce)),
+            (span(lifetime, hop_at), g.lifetime_ms.map(Guider::Lifetime)),
+            (span(hop_limit, hop_at), g.hop_limit.map(Guider::HopLimit)),
         ];
-        let value_start = self.name_end - self.name.encoded_len();
+        let value_start = self.name_end as usize - self.name.encoded_len();
         let mut len = end - value_start;
         for ((s, e), new) in &edits {
             if let Some(new) = new {
@@ -382,6 +440,31 @@ impl Guider {
             Self::Lifetime(v) => tlv::write_nni_tlv(out, tt::INTEREST_LIFETIME, *v),
             Self::HopLimit(h) => tlv::write_tlv(out, tt::HOP_LIMIT, &[*h]),
         }
+    }
+}
+
+/// ApplicationParameters (starting at `params` in `wire`) and a ParametersSha256DigestComponent
+/// come together, the digest covering everything from the parameters to the end of the Interest.
+fn check_parameters_digest(
+    wire: &[u8],
+    name: NameRef<'_>,
+    params: Option<usize>,
+    scan: NameScan,
+) -> Result<(), DecodeError> {
+    let bad = DecodeError::Invalid(tt::PARAMETERS_SHA256_DIGEST_COMPONENT);
+    match (params, scan.params_digests) {
+        (None, 0) => Ok(()),
+        (Some(start), 1) => {
+            let covered = wire.get(start..).ok_or(bad)?;
+            let at = scan.params_digest_at;
+            let digest = name.value().get(at..at + 32).ok_or(bad)?;
+            if sha256(&[covered]) == digest {
+                Ok(())
+            } else {
+                Err(bad)
+            }
+        }
+        _ => Err(bad),
     }
 }
 

@@ -445,7 +445,7 @@ impl Engine {
         let mode = self.prefetch;
         let ahead = mode.lookahead();
         // Each packet is decoded straight into its ring slot and the stages read it there by
-        // reference: the ~200-byte views are never moved between stages.
+        // reference: the views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
         for (j, rx) in burst.iter().enumerate().take(ahead) {
             self.prepare(rx, j % RING, &mut views, mode, &mut laps);
@@ -486,11 +486,13 @@ impl Engine {
             return;
         };
         let core = &mut self.core;
-        *parsed = core.parse(rx, hashes);
+        core.parse(rx, hashes, parsed);
         laps.lap(&mut core.cycles, Stage::Parse);
         match &mut *parsed {
             Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
-                *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+                if i.has_forwarding_hint() {
+                    *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+                }
             }
             Parsed::Data(..) => {}
             Parsed::Bad => return,
@@ -503,14 +505,17 @@ impl Engine {
 }
 
 impl Core {
-    /// Decodes the network packet of `rx`, hashing every prefix of an Interest's name into
-    /// `hashes` during the decoder's walk over the name (the forwarding-hint hash is left to
-    /// the caller); a Data's name is hashed whole, its identity kept in the view.
-    fn parse<'b>(&self, rx: &'b RxPacket, hashes: &mut PrefixHashes) -> Parsed<'b> {
+    /// Decodes the network packet of `rx` into `parsed`, hashing every prefix of an Interest's
+    /// name into `hashes` during the decoder's walk over the name (the forwarding-hint hash is
+    /// left to the caller); a Data's name is hashed whole, its identity kept in the view. Each
+    /// arm stores its own variant into the slot: a whole `Parsed` is never built elsewhere and
+    /// copied in (that copy was a `memcpy` call per packet).
+    #[inline(always)]
+    fn parse<'b>(&self, rx: &'b RxPacket, hashes: &mut PrefixHashes, parsed: &mut Parsed<'b>) {
         let wire: &'b [u8] = &rx.wire;
         match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
             (Some(tt::INTEREST), nack) => {
-                match Interest::new_checked_hashed(wire, &self.hasher, hashes) {
+                *parsed = match Interest::new_checked_hashed(wire, &self.hasher, hashes) {
                     Ok(i) => match nack {
                         None => Parsed::Interest(i, None),
                         Some(reason) => Parsed::Nack(i, None, reason),
@@ -518,9 +523,11 @@ impl Core {
                     Err(_) => Parsed::Bad,
                 }
             }
-            (Some(tt::DATA), None) => Data::new_checked_id(wire, &self.hasher)
-                .map_or(Parsed::Bad, |(d, id)| Parsed::Data(d, id)),
-            _ => Parsed::Bad,
+            (Some(tt::DATA), None) => {
+                *parsed = Data::new_checked_id(wire, &self.hasher)
+                    .map_or(Parsed::Bad, |(d, id)| Parsed::Data(d, id))
+            }
+            _ => *parsed = Parsed::Bad,
         }
     }
 

@@ -22,6 +22,10 @@ pub(crate) struct Incoming<'p, 'a> {
     pub(crate) info: FaceInfo,
     pub(crate) scope: NameScope,
     pub(crate) nonce: u32,
+    /// True when `nonce` is the Interest's own, false when the engine made it up.
+    pub(crate) own_nonce: bool,
+    /// The received HopLimit, read from the wire once for every stage.
+    pub(crate) hop_limit: Option<u8>,
 }
 
 /// The PIT-CS view of an Interest (also what its bucket prefetch needs).
@@ -79,7 +83,8 @@ impl Core {
             self.counters.unknown_face += 1;
             return;
         };
-        if interest.hop_limit() == Some(0) {
+        let hop_limit = interest.hop_limit();
+        if hop_limit == Some(0) {
             self.counters.hop_limit_zero += 1;
             return;
         }
@@ -88,9 +93,9 @@ impl Core {
             self.counters.localhost_violation_in += 1;
             return;
         }
-        let nonce = match interest.nonce() {
-            Some(n) => u32::from_be_bytes(n),
-            None => self.next_nonce(),
+        let (nonce, own_nonce) = match interest.nonce() {
+            Some(n) => (u32::from_be_bytes(n), true),
+            None => (self.next_nonce(), false),
         };
         if !self.quota.admit(&self.pcct, rx.face) {
             self.counters.pit_face_quota += 1;
@@ -112,6 +117,8 @@ impl Core {
             info,
             scope,
             nonce,
+            own_nonce,
+            hop_limit,
         };
         // Every outcome that goes on to the CS-miss stage (a new entry, or an aggregated or
         // retransmitted Interest that is not suppressed) meets at one call site, so that stage
@@ -305,9 +312,9 @@ impl Core {
         };
         let left_ms = left_ns.div_ceil(MS).max(1);
         let g = Guiders {
-            nonce: i.nonce().is_none().then(|| inc.nonce.to_be_bytes()),
+            nonce: (!inc.own_nonce).then(|| inc.nonce.to_be_bytes()),
             lifetime_ms: (i.lifetime_ms() != left_ms).then_some(left_ms),
-            hop_limit: i.hop_limit().map(|h| h.saturating_sub(1)),
+            hop_limit: inc.hop_limit.map(|h| h.saturating_sub(1)),
         };
         if g == Guiders::default() {
             return inc.rx.wire.clone();
@@ -336,7 +343,7 @@ impl Core {
             self.counters.face_gone += 1;
             return;
         };
-        let hop_after = inc.interest.hop_limit().map(|h| h.saturating_sub(1));
+        let hop_after = inc.hop_limit.map(|h| h.saturating_sub(1));
         if hop_after == Some(0) && !egress.is_local() {
             self.counters.hop_limit_zero_out += 1;
             return;
