@@ -263,11 +263,20 @@ impl FibReader {
     }
 
     /// Prefetches the buckets the current algorithm will probe first (see
-    /// [`FibReader::probe_plan`]).
+    /// [`FibReader::probe_plan`]). A top-down plan reads the hash of every depth from its top
+    /// down, so those are finalized together first ([`PrefixHashes::finalize`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
-        s.for_each_planned(s.published(), hashes, |_, h| {
+        let cfg = s.published();
+        // A top-down plan reads every depth from its top down: finalize them together.
+        let top = match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => usize::from(cfg.k),
+            LpmAlgorithm::TwoStage => usize::from(cfg.m),
+            LpmAlgorithm::BinarySearch => 0,
+        };
+        hashes.finalize(1..=top);
+        s.for_each_planned(cfg, hashes, |_, h| {
             s.table.prefetch(h);
             false
         });
