@@ -2,8 +2,9 @@
 //!
 //! A lookup plan reads the table hashes of most prefixes of a name, and their finalizations are
 //! independent: four of them run side by side, each SipHash state word of the four prefixes in
-//! one 256-bit register. A round is then 22 vector instructions for four prefixes (a rotation
-//! is two shifts and an OR; the rotations by 32 one shuffle) instead of 14 scalar ones for each.
+//! one 256-bit register. A round is then 20 vector instructions for four prefixes (a rotation
+//! is two shifts and an OR; LLVM turns the one by 16 into a byte shuffle, those by 32 are a
+//! dword shuffle) instead of 14 scalar ones for each.
 //! AVX2 is detected at run time (the check is a cached load); without it, and for a last single
 //! prefix, each is finalized the scalar way. Results equal the scalar [`super::Sip::finish1`]'s
 //! bit for bit (same operations on the same words; tested).
