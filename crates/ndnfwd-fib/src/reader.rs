@@ -263,11 +263,20 @@ impl FibReader {
     }
 
     /// Prefetches the buckets the current algorithm will probe first (see
-    /// [`FibReader::probe_plan`]).
+    /// [`FibReader::probe_plan`]). A top-down plan reads the hash of every depth from its top
+    /// down, so those are finalized together first ([`PrefixHashes::finalize`]).
     #[inline]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
-        s.for_each_planned(s.published(), hashes, |_, h| {
+        let cfg = s.published();
+        // A top-down plan reads every depth from its top down: finalize them together.
+        // Binary search's plan is a few scattered depths, finalized one by one on first read.
+        match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => hashes.finalize(1..=usize::from(cfg.k)),
+            LpmAlgorithm::TwoStage => hashes.finalize(1..=usize::from(cfg.m)),
+            LpmAlgorithm::BinarySearch => {}
+        }
+        s.for_each_planned(cfg, hashes, |_, h| {
             s.table.prefetch(h);
             false
         });
@@ -486,10 +495,15 @@ impl Shared {
         hint: Hint,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        (1..=top.min(hint.depth)).rev().find_map(|l| {
-            self.probe::<T>(hashes, l, true, None, hint.first_at(l), tr)
-                .map(|(e, _)| (e, l))
-        })
+        // A plain loop: the probe is inlined here, not behind a `find_map` closure call.
+        let mut l = top.min(hint.depth);
+        while l > 0 {
+            if let Some((e, _)) = self.probe::<T>(hashes, l, true, None, hint.first_at(l), tr) {
+                return Some((e, l));
+            }
+            l -= 1;
+        }
+        None
     }
 
     /// Seed 000 Algorithm 1.

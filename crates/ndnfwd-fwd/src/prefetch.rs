@@ -20,11 +20,13 @@ impl Core {
     ) {
         match parsed {
             Parsed::Interest(i, fh) => {
+                // The FIB first: it finalizes its plan's prefix hashes together, the whole
+                // name's (the PCCT's key) among them when the plan reaches it.
+                self.fib.prefetch(hashes);
+                laps.lap(&mut self.cycles, Stage::Fib);
                 self.pcct
                     .prefetch_interest(&interest_info(i, hashes, *fh, 0, rx));
                 laps.lap(&mut self.cycles, Stage::Pcct);
-                self.fib.prefetch(hashes);
-                laps.lap(&mut self.cycles, Stage::Fib);
             }
             Parsed::Data(_, id) => {
                 let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
