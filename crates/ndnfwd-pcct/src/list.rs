@@ -101,7 +101,17 @@ impl List {
             self.push_back(arena, i);
             return;
         }
-        // Front to back (a CS insert taking the victim's slot): three entries change, not five.
+        self.front_to_back(arena);
+    }
+
+    /// Moves the front entry to the back (a CS insert taking the victim's slot): three entries
+    /// change, not five. Nothing happens to an empty list or one of a single entry.
+    #[inline]
+    pub(crate) fn front_to_back<T: Linked>(&mut self, arena: &mut Arena<T>) {
+        let i = self.head;
+        if self.tail == i {
+            return;
+        }
         let Some(e) = T::entry_mut(arena, i) else {
             return;
         };
