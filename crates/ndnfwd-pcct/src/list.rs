@@ -193,4 +193,31 @@ mod tests {
         l.remove(&mut a, ids[1]);
         assert_eq!(l, List::EMPTY);
     }
+
+    #[test]
+    fn front_to_back_rotates() {
+        let mut a: Arena<N> = Arena::with_capacity(4);
+        let ids: Vec<u32> = (0..3)
+            .map(|_| a.alloc(N(Link::UNLINKED)).ok().unwrap())
+            .collect();
+        let mut l = List::EMPTY;
+        l.front_to_back(&mut a);
+        assert_eq!(l, List::EMPTY, "empty list unchanged");
+        l.push_back(&mut a, ids[0]);
+        l.front_to_back(&mut a);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[0]], "one entry");
+        l.push_back(&mut a, ids[1]);
+        l.push_back(&mut a, ids[2]);
+        l.front_to_back(&mut a);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[2], ids[0]]);
+        assert_eq!(a.get(ids[1]).map(|n| n.0.prev), Some(NIL));
+        assert_eq!(
+            a.get(ids[0]).map(|n| n.0),
+            Some(Link {
+                prev: ids[2],
+                next: NIL
+            })
+        );
+        assert_eq!(l.len(), 3);
+    }
 }
