@@ -217,15 +217,19 @@ impl Pcct {
         e.digest = digest;
         e.fresh_until = fresh_until;
         e.key = k;
-        self.lists[T1].move_to_back(&mut self.cs, v);
+        self.lists[T1].front_to_back(&mut self.cs);
         if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = v;
         }
         self.counters.cs_inserts += 1;
+        // The victim's key loses its CS part, and is freed if that leaves it empty: one access.
         if let Some(e) = self.keys.get_live_mut(victim_key) {
             e.cs = NIL;
+            if e.is_empty() {
+                let hash = e.hash();
+                self.free_key(victim_key, hash);
+            }
         }
-        self.maybe_free_key(victim_key);
         self.counters.evictions += 1;
         Some(v)
     }

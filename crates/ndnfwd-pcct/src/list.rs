@@ -101,7 +101,17 @@ impl List {
             self.push_back(arena, i);
             return;
         }
-        // Front to back (a CS insert taking the victim's slot): three entries change, not five.
+        self.front_to_back(arena);
+    }
+
+    /// Moves the front entry to the back (a CS insert taking the victim's slot): three entries
+    /// change, not five. Nothing happens to an empty list or one of a single entry.
+    #[inline]
+    pub(crate) fn front_to_back<T: Linked>(&mut self, arena: &mut Arena<T>) {
+        let i = self.head;
+        if self.tail == i {
+            return;
+        }
         let Some(e) = T::entry_mut(arena, i) else {
             return;
         };
@@ -182,5 +192,32 @@ mod tests {
         l.remove(&mut a, ids[3]);
         l.remove(&mut a, ids[1]);
         assert_eq!(l, List::EMPTY);
+    }
+
+    #[test]
+    fn front_to_back_rotates() {
+        let mut a: Arena<N> = Arena::with_capacity(4);
+        let ids: Vec<u32> = (0..3)
+            .map(|_| a.alloc(N(Link::UNLINKED)).ok().unwrap())
+            .collect();
+        let mut l = List::EMPTY;
+        l.front_to_back(&mut a);
+        assert_eq!(l, List::EMPTY, "empty list unchanged");
+        l.push_back(&mut a, ids[0]);
+        l.front_to_back(&mut a);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[0]], "one entry");
+        l.push_back(&mut a, ids[1]);
+        l.push_back(&mut a, ids[2]);
+        l.front_to_back(&mut a);
+        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[2], ids[0]]);
+        assert_eq!(a.get(ids[1]).map(|n| n.0.prev), Some(NIL));
+        assert_eq!(
+            a.get(ids[0]).map(|n| n.0),
+            Some(Link {
+                prev: ids[2],
+                next: NIL
+            })
+        );
+        assert_eq!(l.len(), 3);
     }
 }

@@ -298,6 +298,9 @@ impl Pcct {
     /// Removes key `k` if it holds no PIT part and no CS part. `k` is an index the PCCT holds
     /// (a PIT entry's or CS entry's key, an indirect entry, a matched key), so it is read
     /// without the occupancy check.
+    /// Out of line: inlined, its table removal weighs on `on_data`'s common path, which
+    /// settles its one key through `cs_store` and never calls it.
+    #[inline(never)]
     pub(crate) fn maybe_free_key(&mut self, k: u32) {
         let Some(e) = self.keys.get_live(k) else {
             return;
@@ -305,7 +308,11 @@ impl Pcct {
         if !e.is_empty() {
             return;
         }
-        let hash = e.hash();
+        self.free_key(k, e.hash());
+    }
+
+    /// Removes empty key `k` (whose hash is `hash`) from the table and frees its slot.
+    pub(crate) fn free_key(&mut self, k: u32, hash: u64) {
         self.table.remove(&mut self.writer, hash, k);
         self.release_key_slot(k);
     }
