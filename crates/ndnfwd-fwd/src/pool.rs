@@ -2,16 +2,21 @@
 //!
 //! Every outgoing Interest is re-emitted with its new HopLimit, InterestLifetime (time left on
 //! the PIT entry) and possibly a new Nonce, so it needs new bytes. They are carved from one
-//! `BytesMut` chunk: each Interest is `split` off and frozen into a `Bytes` that shares the
-//! chunk. When the chunk runs out, `try_reclaim` takes the whole chunk back for free if every
-//! `Bytes` carved from it has been dropped (the usual case: the caller sends and clears its
-//! output vector every burst); only if some are still held is a fresh chunk allocated, and the
-//! old one is freed when its last `Bytes` goes. [`TxBuffers::recycle`] makes the same attempt at
-//! the start of every burst, so a chunk is rewound while it is not in use and one burst's
-//! Interests (which are all alive until the caller sends them) never straddle a chunk end in
-//! steady state. Steady state therefore allocates nothing.
+//! chunk ([`raw::Chunk`]): each Interest is copied to the chunk's unused tail and handed out as
+//! a `Bytes` slice that shares the chunk. When the chunk runs out, it is rewound for free if
+//! every `Bytes` carved from it has been dropped (the usual case: the caller sends and clears
+//! its output vector every burst); only if some are still held is a fresh chunk allocated, and
+//! the old one is freed when its last `Bytes` goes. [`TxBuffers::recycle`] makes the same
+//! attempt at the start of every burst, so a chunk is rewound while it is not in use and one
+//! burst's Interests (which are all alive until the caller sends them) never straddle a chunk
+//! end in steady state. Steady state therefore allocates nothing.
 
-use bytes::{Bytes, BytesMut};
+#[allow(unsafe_code)]
+mod raw;
+
+use bytes::Bytes;
+
+use raw::Chunk;
 
 /// Default chunk size: a few hundred typical Interests.
 pub const DEFAULT_CHUNK: usize = 64 * 1024;
@@ -19,7 +24,9 @@ pub const DEFAULT_CHUNK: usize = 64 * 1024;
 /// The engine's outgoing-Interest buffer.
 #[derive(Debug)]
 pub(crate) struct TxBuffers {
-    chunk: BytesMut,
+    /// `None` only if a chunk could not be set up (see [`Chunk::new`]): packets are then copied
+    /// into their own allocations.
+    chunk: Option<Chunk>,
     scratch: Vec<u8>,
     chunk_size: usize,
     fresh_chunks: u64,
@@ -29,7 +36,7 @@ impl TxBuffers {
     /// A buffer that carves Interests from chunks of `chunk_size` bytes.
     pub(crate) fn new(chunk_size: usize) -> Self {
         Self {
-            chunk: BytesMut::with_capacity(chunk_size),
+            chunk: Chunk::new(chunk_size),
             scratch: Vec::with_capacity(MAX_PACKET),
             chunk_size,
             fresh_chunks: 1,
@@ -38,11 +45,12 @@ impl TxBuffers {
 
     /// Writes one packet with `write` and returns it as `Bytes` sharing the current chunk.
     pub(crate) fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Bytes {
-        self.scratch.clear();
-        write(&mut self.scratch);
-        self.make_room(self.scratch.len());
-        self.chunk.extend_from_slice(&self.scratch);
-        self.chunk.split().freeze()
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        write(&mut scratch);
+        let out = self.place(&scratch, usize::MAX, 0);
+        self.scratch = scratch;
+        out
     }
 
     /// Copies `src` with byte `at` replaced by `byte` straight into the chunk (an in-place
@@ -53,39 +61,48 @@ impl TxBuffers {
         if at >= src.len() {
             return None;
         }
-        self.make_room(src.len());
-        self.chunk.extend_from_slice(src);
-        // The chunk is empty before each packet (`split` takes everything written).
-        let slot = self.chunk.get_mut(at)?;
-        *slot = byte;
-        Some(self.chunk.split().freeze())
+        Some(self.place(src, at, byte))
     }
 
-    /// Makes room for `n` more bytes: rewinds the chunk if every packet carved from it is gone,
-    /// else starts a fresh one. The check is inlined; the refill, once per chunk, is not.
+    /// `src` (byte `at` patched if inside it) as a slice of the chunk. The fitting write is
+    /// inlined; the refill, once per chunk, is not.
     #[inline(always)]
-    fn make_room(&mut self, n: usize) {
-        if self.chunk.capacity() < n {
-            self.refill(n);
+    fn place(&mut self, src: &[u8], at: usize, byte: u8) -> Bytes {
+        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src, at, byte)) {
+            return out;
         }
+        self.refill_and_place(src, at, byte)
     }
 
-    /// The chunk has less than `n` bytes left: rewind it or start a fresh one.
+    /// The chunk has less than `src.len()` bytes left: rewind it or start a fresh one, then
+    /// place `src`.
     #[inline(never)]
-    fn refill(&mut self, n: usize) {
-        let want = self.chunk_size.max(n);
-        if !self.chunk.try_reclaim(want) {
-            self.chunk = BytesMut::with_capacity(want);
+    fn refill_and_place(&mut self, src: &[u8], at: usize, byte: u8) -> Bytes {
+        let n = src.len();
+        let rewound = self
+            .chunk
+            .as_mut()
+            .is_some_and(|c| c.rewind() && c.left() >= n);
+        if !rewound {
+            self.chunk = Chunk::new(self.chunk_size.max(n));
             self.fresh_chunks += 1;
         }
+        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src, at, byte)) {
+            return out;
+        }
+        let mut own = src.to_vec();
+        if let Some(b) = own.get_mut(at) {
+            *b = byte;
+        }
+        Bytes::from(own)
     }
 
     /// Rewinds the chunk to its start if no packet carved from it is alive any more (one
     /// reference-count load); called before each burst.
     pub(crate) fn recycle(&mut self) {
-        if self.chunk.capacity() < self.chunk_size {
+        if let Some(c) = self.chunk.as_mut().filter(|c| c.left() < self.chunk_size) {
             // False means packets are still held: keep carving from what is left.
-            let _ = self.chunk.try_reclaim(self.chunk_size);
+            let _ = c.rewind();
         }
     }
 

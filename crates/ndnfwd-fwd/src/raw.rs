@@ -1,5 +1,6 @@
-//! The crate's only `unsafe`: reading the CPU's cycle counter for per-stage accounting, and
-//! the calling thread's CPU time for the benchmark.
+//! `unsafe` for the CPU: reading the CPU's cycle counter for per-stage accounting, and
+//! the calling thread's CPU time for the benchmark. (The only other `unsafe`: the outgoing
+//! packet chunk writer, `pool/raw.rs`.)
 
 /// Reads the time-stamp counter (x86_64 `RDTSC`, aarch64 `CNTVCT_EL0`); 0 on other targets.
 ///
