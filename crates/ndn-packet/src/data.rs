@@ -113,7 +113,9 @@ impl<'a> Data<'a> {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             (NameRef::scan(value, name)?.0, pos)
         };
-        let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
+        let (mut meta, mut sig_info) = (None, None);
+        // Spans are taken where each element is found (start 0: not found).
+        let (mut content, mut sig_value): (Span, Span) = ((0, 0), (0, 0));
         let mut last = position(tt::NAME);
         // Straight-line fast path: the elements that follow in spec order are taken without the
         // loop's order bookkeeping; it stops at the first other element, which the loop below
@@ -122,14 +124,14 @@ impl<'a> Data<'a> {
             (meta, pos, last) = (Some(v), end, position(tt::META_INFO));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::CONTENT)? {
-            (content, pos, last) = (Some(v), end, position(tt::CONTENT));
+            (content, pos, last) = (span_in(wire, v), end, position(tt::CONTENT));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_INFO)? {
             sig_info = Some(SignatureInfo::new_checked(v)?);
             (pos, last) = (end, position(tt::SIGNATURE_INFO));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_VALUE)? {
-            (sig_value, pos, last) = (Some(v), end, position(tt::SIGNATURE_VALUE));
+            (sig_value, pos, last) = (span_in(wire, v), end, position(tt::SIGNATURE_VALUE));
         }
         while pos < outer.len() {
             let (typ, value, end) = tlv::element_at(outer, pos)?;
@@ -141,9 +143,9 @@ impl<'a> Data<'a> {
             last = at;
             match typ {
                 tt::META_INFO => meta = Some(value),
-                tt::CONTENT => content = Some(value),
+                tt::CONTENT => content = span_in(wire, value),
                 tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(value)?),
-                _ => sig_value = Some(value),
+                _ => sig_value = span_in(wire, value),
             }
         }
         let (content_type, freshness_period, final_block_id) = match meta {
@@ -151,7 +153,9 @@ impl<'a> Data<'a> {
             None => (None, None, None),
         };
         let signature_info = sig_info.ok_or(DecodeError::Missing(tt::SIGNATURE_INFO))?;
-        let signature_value = sig_value.ok_or(DecodeError::Missing(tt::SIGNATURE_VALUE))?;
+        if sig_value.0 == 0 {
+            return Err(DecodeError::Missing(tt::SIGNATURE_VALUE));
+        }
         Ok(Data {
             wire,
             name,
@@ -159,10 +163,10 @@ impl<'a> Data<'a> {
             freshness_period: freshness_period.unwrap_or(0),
             sig_type: signature_info.sig_type(),
             final_block_id: opt_span_in(wire, final_block_id.map(|c| c.wire())),
-            content: opt_span_in(wire, content),
+            content,
             signature_info: span_in(wire, signature_info.value()),
             key_locator: opt_span_in(wire, signature_info.key_locator()),
-            signature_value: span_in(wire, signature_value),
+            signature_value: sig_value,
             has_content_type: content_type.is_some(),
             has_freshness_period: freshness_period.is_some(),
         })
