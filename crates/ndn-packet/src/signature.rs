@@ -80,7 +80,11 @@ impl<'a> SignatureInfo<'a> {
     }
 
     /// The view of fields a checked view had (a Data view keeps them as offsets).
-    pub(crate) fn from_parts(value: &'a [u8], sig_type: u64, key_locator: Option<&'a [u8]>) -> Self {
+    pub(crate) fn from_parts(
+        value: &'a [u8],
+        sig_type: u64,
+        key_locator: Option<&'a [u8]>,
+    ) -> Self {
         Self {
             value,
             sig_type,
