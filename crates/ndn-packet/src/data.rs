@@ -30,17 +30,51 @@ pub mod content_type {
     pub const NACK: u64 = 3;
 }
 
-/// A checked, borrowed Data packet.
+/// A checked, borrowed Data packet. All offsets are relative to [`Data::wire`].
+///
+/// The view is kept small (104 bytes on 64-bit targets) because the forwarder decodes it into
+/// its burst ring: element values are `u32` ranges (a Data longer than 4 GiB is rejected), start
+/// 0 standing for an absent element (every element follows the Data's own header, so no value
+/// starts at 0); the accessors rebuild the slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Data<'a> {
     wire: &'a [u8],
     name: NameRef<'a>,
-    content_type: Option<u64>,
-    freshness_period: Option<u64>,
-    final_block_id: Option<Component<'a>>,
-    content: Option<&'a [u8]>,
-    signature_info: SignatureInfo<'a>,
-    signature_value: &'a [u8],
+    /// ContentType value; meaningful when `has_content_type`.
+    content_type: u64,
+    /// FreshnessPeriod value; meaningful when `has_freshness_period`.
+    freshness_period: u64,
+    /// SignatureType of the SignatureInfo.
+    sig_type: u64,
+    /// FinalBlockId TLV-VALUE (one name component element).
+    final_block_id: Span,
+    content: Span,
+    signature_info: Span,
+    /// KeyLocator TLV-VALUE inside the SignatureInfo.
+    key_locator: Span,
+    signature_value: Span,
+    has_content_type: bool,
+    has_freshness_period: bool,
+}
+
+/// A TLV-VALUE's byte range in the wire, `(start, end)`; start 0 means absent.
+type Span = (u32, u32);
+
+// The size the docs above promise (the burst ring's copy of a view is inline, not a call).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Data<'static>>() == 104);
+
+/// The range of `sub`, a sub-slice of `wire` no longer than 4 GiB, in `wire`.
+#[inline(always)]
+fn span_in(wire: &[u8], sub: &[u8]) -> Span {
+    let start = (sub.as_ptr() as usize).wrapping_sub(wire.as_ptr() as usize) as u32;
+    (start, start.wrapping_add(sub.len() as u32))
+}
+
+/// [`span_in`] for an optional element ((0, 0) when absent).
+#[inline(always)]
+fn opt_span_in(wire: &[u8], sub: Option<&[u8]>) -> Span {
+    sub.map_or((0, 0), |sub| span_in(wire, sub))
 }
 
 impl<'a> Data<'a> {
@@ -72,11 +106,16 @@ impl<'a> Data<'a> {
     #[inline(always)]
     fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::DATA)?;
+        if u32::try_from(wire.len()).is_err() {
+            return Err(DecodeError::Invalid(tt::DATA));
+        }
         let (name, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             (NameRef::scan(value, name)?.0, pos)
         };
-        let (mut meta, mut content, mut sig_info, mut sig_value) = (None, None, None, None);
+        let (mut meta, mut sig_info) = (None, None);
+        // Spans are taken where each element is found (start 0: not found).
+        let (mut content, mut sig_value): (Span, Span) = ((0, 0), (0, 0));
         let mut last = position(tt::NAME);
         // Straight-line fast path: the elements that follow in spec order are taken without the
         // loop's order bookkeeping; it stops at the first other element, which the loop below
@@ -85,14 +124,14 @@ impl<'a> Data<'a> {
             (meta, pos, last) = (Some(v), end, position(tt::META_INFO));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::CONTENT)? {
-            (content, pos, last) = (Some(v), end, position(tt::CONTENT));
+            (content, pos, last) = (span_in(wire, v), end, position(tt::CONTENT));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_INFO)? {
             sig_info = Some(SignatureInfo::new_checked(v)?);
             (pos, last) = (end, position(tt::SIGNATURE_INFO));
         }
         if let Some((v, end)) = tlv::element_if(outer, pos, tt::SIGNATURE_VALUE)? {
-            (sig_value, pos, last) = (Some(v), end, position(tt::SIGNATURE_VALUE));
+            (sig_value, pos, last) = (span_in(wire, v), end, position(tt::SIGNATURE_VALUE));
         }
         while pos < outer.len() {
             let (typ, value, end) = tlv::element_at(outer, pos)?;
@@ -104,25 +143,41 @@ impl<'a> Data<'a> {
             last = at;
             match typ {
                 tt::META_INFO => meta = Some(value),
-                tt::CONTENT => content = Some(value),
+                tt::CONTENT => content = span_in(wire, value),
                 tt::SIGNATURE_INFO => sig_info = Some(SignatureInfo::new_checked(value)?),
-                _ => sig_value = Some(value),
+                _ => sig_value = span_in(wire, value),
             }
         }
         let (content_type, freshness_period, final_block_id) = match meta {
             Some(meta) => meta_info(meta)?,
             None => (None, None, None),
         };
+        let signature_info = sig_info.ok_or(DecodeError::Missing(tt::SIGNATURE_INFO))?;
+        if sig_value.0 == 0 {
+            return Err(DecodeError::Missing(tt::SIGNATURE_VALUE));
+        }
         Ok(Data {
             wire,
             name,
-            content_type,
-            freshness_period,
-            final_block_id,
+            content_type: content_type.unwrap_or(0),
+            freshness_period: freshness_period.unwrap_or(0),
+            sig_type: signature_info.sig_type(),
+            final_block_id: opt_span_in(wire, final_block_id.map(|c| c.wire())),
             content,
-            signature_info: sig_info.ok_or(DecodeError::Missing(tt::SIGNATURE_INFO))?,
-            signature_value: sig_value.ok_or(DecodeError::Missing(tt::SIGNATURE_VALUE))?,
+            signature_info: span_in(wire, signature_info.value()),
+            key_locator: opt_span_in(wire, signature_info.key_locator()),
+            signature_value: sig_value,
+            has_content_type: content_type.is_some(),
+            has_freshness_period: freshness_period.is_some(),
         })
+    }
+
+    /// The TLV-VALUE at `span`, `None` when absent.
+    fn value(&self, (start, end): Span) -> Option<&'a [u8]> {
+        if start == 0 {
+            return None;
+        }
+        self.wire.get(start as usize..end as usize)
     }
 
     /// The whole Data TLV.
@@ -137,32 +192,38 @@ impl<'a> Data<'a> {
 
     /// ContentType as encoded.
     pub fn content_type(&self) -> Option<u64> {
-        self.content_type
+        self.has_content_type.then_some(self.content_type)
     }
 
     /// FreshnessPeriod in milliseconds as encoded; absent means the Data is never fresh.
     pub fn freshness_period(&self) -> Option<u64> {
-        self.freshness_period
+        self.has_freshness_period.then_some(self.freshness_period)
     }
 
     /// FinalBlockId.
     pub fn final_block_id(&self) -> Option<Component<'a>> {
-        self.final_block_id
+        // Checked by the decoder: the value is one valid component element.
+        let v = self.value(self.final_block_id)?;
+        Component::from_element(&tlv::read_single(v).ok()?).ok()
     }
 
     /// TLV-VALUE of Content.
     pub fn content(&self) -> Option<&'a [u8]> {
-        self.content
+        self.value(self.content)
     }
 
     /// SignatureInfo.
     pub fn signature_info(&self) -> SignatureInfo<'a> {
-        self.signature_info
+        SignatureInfo::from_parts(
+            self.value(self.signature_info).unwrap_or_default(),
+            self.sig_type,
+            self.value(self.key_locator),
+        )
     }
 
     /// TLV-VALUE of SignatureValue.
     pub fn signature_value(&self) -> &'a [u8] {
-        self.signature_value
+        self.value(self.signature_value).unwrap_or_default()
     }
 
     /// SHA-256 of the whole Data TLV: the value of the ImplicitSha256DigestComponent that makes

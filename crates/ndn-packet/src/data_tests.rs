@@ -198,15 +198,24 @@ fn reference_decode(wire: &[u8]) -> Result<Data<'_>, DecodeError> {
             Ok(())
         })?;
     }
+    let signature_info = sig_info.ok_or(DecodeError::Missing(22))?;
+    let signature_value = sig_value.ok_or(DecodeError::Missing(23))?;
+    if u32::try_from(wire.len()).is_err() {
+        return Err(DecodeError::Invalid(tt::DATA));
+    }
     Ok(Data {
         wire,
         name,
-        content_type,
-        freshness_period,
-        final_block_id,
-        content,
-        signature_info: sig_info.ok_or(DecodeError::Missing(22))?,
-        signature_value: sig_value.ok_or(DecodeError::Missing(23))?,
+        content_type: content_type.unwrap_or(0),
+        freshness_period: freshness_period.unwrap_or(0),
+        sig_type: signature_info.sig_type(),
+        final_block_id: opt_span_in(wire, final_block_id.map(|c: Component<'_>| c.wire())),
+        content: opt_span_in(wire, content),
+        signature_info: span_in(wire, signature_info.value()),
+        key_locator: opt_span_in(wire, signature_info.key_locator()),
+        signature_value: span_in(wire, signature_value),
+        has_content_type: content_type.is_some(),
+        has_freshness_period: freshness_period.is_some(),
     })
 }
 

@@ -271,6 +271,7 @@ impl PrefixHashes {
     /// cached; depths past the name are ignored) four at a time, for a caller about to read
     /// most of them: each costs about half of a [`Self::get`] finalization. Values and cache are
     /// exactly what `get` of each would leave.
+    #[inline]
     pub fn finalize(&self, depths: RangeInclusive<usize>) {
         let hi = (*depths.end()).min(self.components());
         if let Some(run) = self.prefixes.get(*depths.start()..=hi) {

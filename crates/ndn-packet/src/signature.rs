@@ -79,6 +79,19 @@ impl<'a> SignatureInfo<'a> {
         })
     }
 
+    /// The view of fields a checked view had (a Data view keeps them as offsets).
+    pub(crate) fn from_parts(
+        value: &'a [u8],
+        sig_type: u64,
+        key_locator: Option<&'a [u8]>,
+    ) -> Self {
+        Self {
+            value,
+            sig_type,
+            key_locator,
+        }
+    }
+
     /// The whole TLV-VALUE, byte for byte.
     pub fn value(&self) -> &'a [u8] {
         self.value
