@@ -148,6 +148,15 @@ impl Sip {
         ((end as u64 & 0xff) << 56) | tail(buf, done, end)
     }
 
+    /// Absorbs the whole of `value` from this state and runs the first finalization: the
+    /// string's table hash and the state for its second word.
+    #[inline(always)]
+    fn hash_whole<const C: usize, const D: usize>(mut self, value: &[u8]) -> (u64, Finished) {
+        let mut done = 0;
+        self.absorb_to::<C>(value, &mut done, value.len());
+        self.finish1::<C, D>(Sip::last_block(value, done, value.len()))
+    }
+
     /// Finalizes with the last block `b`: returns the first output word and the state needed
     /// for the second.
     #[inline(always)]
@@ -329,9 +338,8 @@ impl<const C: usize> NameVisitor for Absorber<'_, C> {
 /// Keyed hasher of names and their prefixes.
 #[derive(Clone)]
 pub struct NameHasher {
-    k0: u64,
-    k1: u64,
     variant: SipVariant,
+    /// The keyed initial state (the key itself is not kept apart from it).
     root: Sip,
 }
 
@@ -354,8 +362,6 @@ impl NameHasher {
         k.copy_from_slice(b);
         let k1 = u64::from_le_bytes(k);
         Self {
-            k0,
-            k1,
             variant,
             root: Sip::new(k0, k1),
         }
@@ -403,16 +409,9 @@ impl NameHasher {
     /// The table hash of one byte string, a prefix's TLV-VALUE; equal to the matching entry of
     /// [`Self::hash_prefixes`]. Used for single lookups and by the per-prefix baseline.
     pub fn hash_value(&self, value: &[u8]) -> u64 {
-        fn run<const C: usize, const D: usize>(k0: u64, k1: u64, value: &[u8]) -> u64 {
-            let mut s = Sip::new(k0, k1);
-            let mut done = 0;
-            s.absorb_to::<C>(value, &mut done, value.len());
-            s.finish1::<C, D>(Sip::last_block(value, done, value.len()))
-                .0
-        }
         match self.variant {
-            SipVariant::Sip13 => run::<1, 3>(self.k0, self.k1, value),
-            SipVariant::Sip24 => run::<2, 4>(self.k0, self.k1, value),
+            SipVariant::Sip13 => self.root.hash_whole::<1, 3>(value).0,
+            SipVariant::Sip24 => self.root.hash_whole::<2, 4>(value).0,
         }
     }
 
@@ -477,10 +476,7 @@ impl NameHasher {
     pub(crate) fn id_of_value(&self, value: &[u8], components: usize) -> NameId {
         #[inline(always)]
         fn run<const C: usize, const D: usize>(root: Sip, value: &[u8]) -> u128 {
-            let mut s = root;
-            let mut done = 0;
-            s.absorb_to::<C>(value, &mut done, value.len());
-            let (h1, f) = s.finish1::<C, D>(Sip::last_block(value, done, value.len()));
+            let (h1, f) = root.hash_whole::<C, D>(value);
             u128::from(finish2::<D>(f)) << 64 | u128::from(h1)
         }
         let id = match self.variant {
