@@ -41,6 +41,8 @@ impl Threads {
 pub enum ListenerSpec {
     /// Unix stream socket at this path.
     Unix(PathBuf),
+    /// Shared-memory faces, handed out on a Unix socket at this path.
+    Shm(PathBuf),
     /// TCP on this address.
     Tcp(SocketAddr),
     /// UDP on this address (on-demand faces for new peers).

@@ -125,6 +125,7 @@ impl Dataplane {
             };
             let r = match l {
                 ListenerSpec::Unix(p) => t.listen_unix(p),
+                ListenerSpec::Shm(p) => t.listen_shm(p),
                 ListenerSpec::Tcp(a) => t.listen_tcp(*a),
                 ListenerSpec::Udp(a) => t.listen_udp(*a),
             };

@@ -1,5 +1,6 @@
 //! Face URIs as NFD spells them (`unix:///run/nfd/nfd.sock`, `fd://12`, `tcp4://127.0.0.1:6363`,
-//! `udp6://[::1]:6363`, `dev://eth0`, `ether://[01:00:5e:00:17:aa]`) and Ethernet addresses.
+//! `udp6://[::1]:6363`, `dev://eth0`, `ether://[01:00:5e:00:17:aa]`), ndnfwd's shared-memory
+//! faces (`shm:///run/nfd/nfd-shm.sock`), and Ethernet addresses.
 //!
 //! Only literal addresses are accepted: name resolution belongs to the management plane, not
 //! here. A missing port means NDN's default, 6363, as NFD's canonization does.
@@ -89,6 +90,9 @@ pub enum FaceUri {
     Dev(String),
     /// An Ethernet address: `ether://[01:00:5e:00:17:aa]`.
     Ether(MacAddr),
+    /// The Unix socket of a shared-memory face listener: `shm:///run/nfd/nfd-shm.sock`
+    /// (ndnfwd's own; see the crate README).
+    Shm(PathBuf),
 }
 
 impl FaceUri {
@@ -96,7 +100,7 @@ impl FaceUri {
     /// such faces local scope.
     pub fn is_local(&self) -> bool {
         match self {
-            Self::Unix(_) | Self::Fd(_) => true,
+            Self::Unix(_) | Self::Fd(_) | Self::Shm(_) => true,
             Self::Tcp(a) | Self::Udp(a) => a.ip().is_loopback(),
             Self::Dev(_) | Self::Ether(_) => false,
         }
@@ -120,6 +124,7 @@ impl fmt::Display for FaceUri {
             Self::Udp(a) => write!(f, "udp{}://{a}", family(a)),
             Self::Dev(d) => write!(f, "dev://{d}"),
             Self::Ether(m) => write!(f, "ether://[{m}]"),
+            Self::Shm(p) => write!(f, "shm://{}", p.display()),
         }
     }
 }
@@ -154,6 +159,8 @@ impl FromStr for FaceUri {
         Ok(match scheme {
             "unix" if rest.starts_with('/') => Self::Unix(PathBuf::from(rest)),
             "unix" => return Err(UriError::Address),
+            "shm" if rest.starts_with('/') => Self::Shm(PathBuf::from(rest)),
+            "shm" => return Err(UriError::Address),
             "fd" => Self::Fd(rest.parse().map_err(|_| UriError::Address)?),
             "tcp" => Self::Tcp(ip(None)?),
             "tcp4" => Self::Tcp(ip(Some('4'))?),
@@ -180,6 +187,7 @@ mod tests {
     fn canonical_forms_round_trip() {
         for s in [
             "unix:///run/nfd/nfd.sock",
+            "shm:///run/nfd/nfd-shm.sock",
             "fd://12",
             "tcp4://127.0.0.1:6363",
             "tcp6://[::1]:6363",
@@ -207,6 +215,7 @@ mod tests {
         assert_eq!("http://x".parse::<FaceUri>(), Err(UriError::Scheme));
         assert_eq!("eth0".parse::<FaceUri>(), Err(UriError::Scheme));
         assert_eq!("unix://relative".parse::<FaceUri>(), Err(UriError::Address));
+        assert_eq!("shm://relative".parse::<FaceUri>(), Err(UriError::Address));
         assert_eq!(
             "ether://01:00:5e:00:17:aa".parse::<FaceUri>(),
             Err(UriError::Address)
@@ -225,6 +234,7 @@ mod tests {
     #[test]
     fn scope_and_multicast() {
         assert!(FaceUri::Unix("/x".into()).is_local());
+        assert!(FaceUri::Shm("/x".into()).is_local());
         assert!("tcp4://127.0.0.1:1".parse::<FaceUri>().unwrap().is_local());
         assert!("udp6://[::1]:1".parse::<FaceUri>().unwrap().is_local());
         assert!(!"udp4://10.1.2.3:1".parse::<FaceUri>().unwrap().is_local());

@@ -245,7 +245,7 @@ mod tests {
             "| 1048576 | 2 | BinarySearch | 4 | none | 4500 (-) | 1.00x |",
             "ndnfwd bench engine --algo all --workers 2",
             "| unix | 100 | forwarder | 256 | 47000 | 1.200 | 3.400 |",
-            "window per thread: up to 256 on the Unix stream rows and the self-test, with at most 1 MiB of payload in flight, and 64 on datagram faces",
+            "window per thread: up to 256 on the lossless local faces (shared memory, Unix) and the self-tests, with at most 1 MiB of payload in flight, and 64 on datagram faces",
             "skipped ether 100 B: needs root",
             "| 2 | speculative | 3000 | 0.950 | 900 | 1.900 | 2.00 |",
             "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data. Each worker's CPU cycles per Interest: - with 1 worker, - with 2",

@@ -73,8 +73,8 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     md.push_str("## End to end: consumer -> forwarder -> producer\n\n");
     let _ = writeln!(
         md,
-        "`ndnfwd gen` consumer ({} thread(s); window per thread: up to {} on the Unix stream rows and \
-         the self-test, with at most 1 MiB of payload in flight, and {} on datagram faces, where \
+        "`ndnfwd gen` consumer ({} thread(s); window per thread: up to {} on the lossless local faces \
+         (shared memory, Unix) and the self-tests, with at most 1 MiB of payload in flight, and {} on datagram faces, where \
          a deeper one only overflows queues) and producer \
          (signing: {}) as separate processes; forwarder under test: {}; {} s of traffic per case. \
          `self-test` connects the consumer straight to a listening producer (no forwarder): the \
@@ -128,10 +128,11 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
     {
         let _ = writeln!(
             md,
-            "- Unix, {} B: generator self-test rate / forwarder rate {:.2}x; forwarder CPU per \
+            "- {}, {} B: generator self-test rate / forwarder rate {:.2}x; forwarder CPU per \
              exchange / the busier generator process's {:.2}x",
+            s["face"].as_str().unwrap_or("unix"),
             s["payload"],
-            f(&s["self_test_over_forwarder_unix"]),
+            f(&s["self_test_over_forwarder"]),
             f(&s["forwarder_cpu_over_busiest_generator_cpu"]),
         );
     }

@@ -79,6 +79,7 @@ struct ThreadsSection {
 #[serde(deny_unknown_fields)]
 struct Listeners {
     unix: String,
+    shm: bool,
     tcp: Vec<String>,
     udp: Vec<String>,
 }
@@ -156,6 +157,8 @@ pub struct Config {
     pub unix: Option<PathBuf>,
     /// Whether `unix` is the shipped default (an unprivileged run may then fall back).
     pub unix_is_default: bool,
+    /// Whether shared-memory faces are offered next to the Unix socket.
+    pub shm: bool,
     /// Port of the metrics HTTP endpoint on 127.0.0.1 (`None`: disabled; 0: any free port).
     pub metrics_port: Option<u16>,
     /// Everything else, ready for the data plane (the Unix listener is added by `run`).
@@ -392,6 +395,7 @@ fn build(f: File, user: &toml::Table) -> Result<Config, ConfigError> {
         log_level,
         unix,
         unix_is_default,
+        shm: f.listeners.shm,
         metrics_port: f.metrics.enabled.then_some(f.metrics.port),
         dataplane: dp,
     })
@@ -406,6 +410,15 @@ mod tests {
         let c = parse("").unwrap();
         assert_eq!(c.unix, Some(PathBuf::from("/run/nfd/nfd.sock")));
         assert!(c.unix_is_default);
+        assert!(c.shm);
+        assert_eq!(
+            crate::run::shm_path(std::path::Path::new("/run/nfd/nfd.sock")),
+            std::path::Path::new("/run/nfd/nfd-shm.sock")
+        );
+        assert_eq!(
+            crate::run::shm_path(std::path::Path::new("/tmp/x")),
+            std::path::Path::new("/tmp/x-shm")
+        );
         assert_eq!(c.dataplane.threads, Threads::Single);
         assert_eq!(c.dataplane.listeners.len(), 2);
         assert_eq!(c.dataplane.faces.udp_mtu, 1452);

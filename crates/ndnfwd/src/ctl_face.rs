@@ -54,9 +54,14 @@ impl CtlFace {
         let p = Persistency::Persistent;
         let face = match &parsed {
             FaceUri::Unix(path) => table.connect_unix(path, p),
+            FaceUri::Shm(path) => table.connect_shm(path, p),
             FaceUri::Tcp(a) => table.connect_tcp(*a, p),
             FaceUri::Udp(a) => table.connect_udp(*a, p),
-            _ => return Err(format!("--connect {uri}: use unix://, tcp4:// or udp4://")),
+            _ => {
+                return Err(format!(
+                    "--connect {uri}: use unix://, shm://, tcp4:// or udp4://"
+                ))
+            }
         }
         .map_err(|e| format!("cannot connect to {uri}: {e}"))?;
         let _ = table.drain_events().count();

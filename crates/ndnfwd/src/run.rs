@@ -83,6 +83,16 @@ fn unix_path(cfg: &Config) -> Option<(PathBuf, bool)> {
     Some((fallback_unix_path(), true))
 }
 
+/// Where shared-memory faces are offered when the Unix socket is at `unix`: the same
+/// directory, `-shm` added to the file stem (`nfd.sock` -> `nfd-shm.sock`).
+pub fn shm_path(unix: &Path) -> PathBuf {
+    let stem = unix.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = unix
+        .extension()
+        .map_or(String::new(), |e| format!(".{}", e.to_string_lossy()));
+    unix.with_file_name(format!("{stem}-shm{ext}"))
+}
+
 /// Where an unprivileged run listens when it cannot write the default socket's directory:
 /// `$XDG_RUNTIME_DIR/ndnfwd.sock`, else `<tmp>/ndnfwd-<uid>.sock`. `ndnfwd ctl` looks there too.
 pub fn fallback_unix_path() -> PathBuf {
@@ -172,6 +182,11 @@ pub fn main(args: RunArgs) -> ExitCode {
         cfg.dataplane
             .listeners
             .insert(0, ListenerSpec::Unix(p.clone()));
+        if cfg.shm {
+            cfg.dataplane
+                .listeners
+                .insert(1, ListenerSpec::Shm(shm_path(p)));
+        }
         if *fell_back {
             log::warn!(
                 "event=unix_fallback wanted={} using={}",

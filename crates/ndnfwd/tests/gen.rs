@@ -1,7 +1,8 @@
 //! `ndnfwd gen` end to end on this host: weighted consumer patterns against per-pattern
 //! producer replies through the daemon over a Unix socket (Data, Nack, silence), fixed-rate
-//! mode, several consumer threads, and the self-test without a forwarder (null-signed Data). A few hundred
-//! exchanges each; no timing assertions.
+//! mode, several consumer threads, both ends on shared-memory faces, and the self-test without
+//! a forwarder (null-signed Data) over Unix and shared memory. A few thousand exchanges at
+//! most; no timing assertions.
 
 mod common;
 
@@ -101,9 +102,74 @@ fn patterns_replies_and_rate_mode_through_the_daemon() {
 }
 
 #[test]
+fn shared_memory_faces_through_the_daemon() {
+    let dir = TempDir::new("genshm");
+    let sock = dir.path("nfd.sock");
+    let d = daemon(
+        "genshm",
+        None,
+        &write_config(&dir, &[], "", "[threads]\nmode = \"single\"\n"),
+        &dir.path("daemon.log"),
+    );
+    // The daemon offers shared-memory faces next to its Unix socket.
+    let shm = format!("shm://{}", dir.path("nfd-shm.sock").display());
+    let _p = gen_producer(&[
+        "--connect",
+        &shm,
+        "--pattern",
+        "prefix=/m/d,payload=8000",
+        "--pattern",
+        "prefix=/m/n,reply=nack:NoRoute",
+    ]);
+    wait_route(&sock, "/m/d/probe");
+    let fetch = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["gen", "consumer", "--connect", &shm, "--interval-ms", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), v)
+    };
+    // Deep enough to wrap the 2 MiB rings several times over with 8 KB Data.
+    let (code, v) = fetch(&["--name", "/m/d/x", "--count", "2000", "--window", "100"]);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["received"], 2000, "{v}");
+    assert_eq!(v["content_bytes"], 2000 * 8000, "{v}");
+    let (code, v) = fetch(&["--name", "/m/n/x", "--count", "20"]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["nack_reasons"]["NoRoute"], 20, "{v}");
+    // Both are shared-memory faces of the daemon, and the consumer's is gone after it left.
+    eventually(
+        &d,
+        &dir.path("status.json"),
+        5,
+        "only the producer's face",
+        |st| {
+            let faces = st["status"]["faces"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let shm = faces.iter().filter(|f| {
+                f["local_uri"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("shm://"))
+            });
+            shm.count() == 1
+        },
+    );
+}
+
+#[test]
 fn self_test_without_a_forwarder() {
+    for scheme in ["unix", "shm"] {
+        self_test(scheme);
+    }
+}
+
+fn self_test(scheme: &str) {
     let dir = TempDir::new("genself");
-    let uri = format!("unix://{}", dir.path("prod.sock").display());
+    let uri = format!("{scheme}://{}", dir.path("prod.sock").display());
     let _p = gen_producer(&[
         "--listen",
         &uri,

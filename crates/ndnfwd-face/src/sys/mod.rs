@@ -1,6 +1,6 @@
 //! Every syscall of the face layer, and all of its `unsafe`: batched datagram I/O
 //! (`recvmmsg`/`sendmmsg`), reads into a buffer's spare capacity, epoll, socket options std does
-//! not offer, and AF_PACKET sockets. Each `unsafe` block states why it is sound; the rest of the
+//! not offer, AF_PACKET sockets, and the shared memory of shm faces. Each `unsafe` block states why it is sound; the rest of the
 //! crate sees only safe functions and types.
 
 mod addr;
@@ -8,12 +8,14 @@ mod epoll;
 mod fd;
 mod mmsg;
 mod packet;
+mod shm;
 
 pub(crate) use addr::{Peer, RawAddr};
 pub use epoll::Poller;
 pub(crate) use fd::{read_spare, set_buffer_sizes, set_multicast_if_v4, udp_socket};
 pub(crate) use mmsg::{OutMsg, RecvBatch, SendBatch};
 pub(crate) use packet::packet_socket;
+pub(crate) use shm::{recv_fd, send_fd, ShmRings, MAX_RING, MIN_RING};
 
 use std::io;
 

@@ -24,7 +24,7 @@ use crate::info::{DownReason, FaceEvent, FaceIdAllocator, FaceInfo, Persistency}
 use crate::link::reassembly::ReassemblyLimits;
 use crate::link::{Frame, LinkConfig, LinkService};
 use crate::sys::{Poller, RawAddr, SendBatch};
-use crate::transport::{Demux, Endpoint, Queued, Status};
+use crate::transport::{Demux, Endpoint, Queued, ShmEndpoint, Status};
 use crate::uri::FaceUri;
 use crate::TxItem;
 
@@ -53,6 +53,11 @@ pub struct FaceTableConfig {
     pub connect_timeout_ms: u64,
     /// Reassembly bounds of every face.
     pub reassembly: ReassemblyLimits,
+    /// Bytes of each ring of a shared-memory face (a power of two, 64 KiB to 1 GiB); a face
+    /// maps two.
+    pub shm_ring: usize,
+    /// Shared-memory faces a listener accepts at most (their memory is the forwarder's).
+    pub shm_faces: usize,
 }
 
 impl Default for FaceTableConfig {
@@ -67,6 +72,8 @@ impl Default for FaceTableConfig {
             multicast_loop: false,
             connect_timeout_ms: 3000,
             reassembly: ReassemblyLimits::default(),
+            shm_ring: 2 << 20,
+            shm_faces: 64,
         }
     }
 }
@@ -246,6 +253,8 @@ pub struct FaceTable {
     ready: Vec<u64>,
     ready_valid: bool,
     rx_backlog: Vec<usize>,
+    /// Slots of shared-memory faces, whose rings every `recv_burst` looks at.
+    shm: Vec<usize>,
     heads: Vec<u8>,
     frames: Vec<Frame>,
     touched: Vec<usize>,
@@ -273,6 +282,7 @@ impl FaceTable {
             ready: Vec::new(),
             ready_valid: false,
             rx_backlog: Vec::new(),
+            shm: Vec::new(),
             heads: Vec::new(),
             frames: Vec::new(),
             touched: Vec::new(),
@@ -331,7 +341,7 @@ impl FaceTable {
                     } => Some(FaceUri::Udp(*local)),
                     _ => None,
                 },
-                Endpoint::Stream(_) => None,
+                Endpoint::Stream(_) | Endpoint::Shm(_) => None,
             })
             .collect()
     }
@@ -375,10 +385,33 @@ impl FaceTable {
         if !self.rx_backlog.is_empty() {
             return Ok(true);
         }
-        self.ready.clear();
-        self.poller.wait(&mut self.ready, timeout_ms)?;
-        self.ready_valid = true;
-        Ok(!self.ready.is_empty())
+        // Shared-memory peers write a doorbell byte only to a side that said it sleeps.
+        let mut pending = false;
+        for s in self.shm_endpoints() {
+            pending |= s.arm();
+        }
+        let waited = if pending {
+            Ok(0)
+        } else {
+            self.ready.clear();
+            let r = self.poller.wait(&mut self.ready, timeout_ms);
+            self.ready_valid = r.is_ok();
+            r
+        };
+        for s in self.shm_endpoints() {
+            s.awake();
+        }
+        waited?;
+        Ok(pending || !self.ready.is_empty())
+    }
+
+    fn shm_endpoints(&self) -> impl Iterator<Item = &ShmEndpoint> + '_ {
+        self.shm
+            .iter()
+            .filter_map(|&slot| match self.endpoints.get(slot) {
+                Some(Some(Endpoint::Shm(s))) => Some(s),
+                _ => None,
+            })
     }
 
     /// Takes an empty endpoint slot (so a face can name it before its socket is installed).
@@ -424,6 +457,9 @@ impl FaceTable {
 
     fn remove_endpoint(&mut self, slot: usize) {
         if let Some(ep) = self.endpoints.get_mut(slot).and_then(Option::take) {
+            if matches!(ep, Endpoint::Shm(_)) {
+                self.shm.retain(|&s| s != slot);
+            }
             // Closing the socket removes it from epoll anyway; this just keeps it tidy.
             let _ = self.poller.remove(ep.fd());
             self.free_slots.push(slot);
@@ -456,6 +492,7 @@ impl FaceTable {
     fn close_endpoint(&mut self, slot: usize, reason: DownReason) {
         let ids: Vec<FaceId> = match self.endpoints.get(slot).and_then(Option::as_ref) {
             Some(Endpoint::Stream(s)) => vec![s.face],
+            Some(Endpoint::Shm(s)) => vec![s.face],
             Some(Endpoint::Datagram(d)) => match &d.demux {
                 Demux::Channel { peers, .. } => peers.values().copied().collect(),
                 Demux::Multicast { face, .. } | Demux::Ether { face, .. } => vec![*face],
@@ -500,7 +537,21 @@ impl FaceTable {
             }
         }
         self.ready = ready;
+        for k in 0..self.shm.len() {
+            if let Some(&slot) = self.shm.get(k) {
+                self.recv_ring(slot, now, out, limit);
+            }
+        }
         out.len() - start
+    }
+
+    /// Takes what a shared-memory face's ring holds (no system call).
+    fn recv_ring(&mut self, slot: usize, now: u64, out: &mut Vec<RxPacket>, limit: usize) {
+        if let Some(Some(Endpoint::Shm(s))) = self.endpoints.get_mut(slot) {
+            if let (Status::Down(reason), _) = s.recv(now, &mut self.faces, out, limit) {
+                self.close_endpoint(slot, reason);
+            }
+        }
     }
 
     fn recv_endpoint(&mut self, slot: usize, now: u64, out: &mut Vec<RxPacket>, limit: usize) {
@@ -519,6 +570,8 @@ impl FaceTable {
                 status
             }
             Some(Endpoint::Datagram(d)) => d.recv(slot, now, &mut self.faces, out, limit),
+            // The ring itself is read by `recv_ring` on every burst.
+            Some(Endpoint::Shm(s)) => s.doorbell(),
         };
         match status {
             Status::Down(reason) => self.close_endpoint(slot, reason),
@@ -609,6 +662,10 @@ impl FaceTable {
             Some(Endpoint::Stream(s)) => {
                 let counters = self.faces.map.get(&s.face).map(|f| &*f.counters);
                 s.flush(&self.heads, counters, self.faces.cfg.stream_backlog)
+            }
+            Some(Endpoint::Shm(s)) => {
+                let counters = self.faces.map.get(&s.face).map(|f| &*f.counters);
+                s.flush(&self.heads, counters)
             }
             _ => Status::Open,
         };

@@ -14,9 +14,9 @@ use ndn_packet::{FaceId, LinkType};
 
 use super::{FaceTable, NewFace};
 use crate::info::Persistency;
-use crate::sys::{self, packet_socket, RawAddr};
+use crate::sys::{self, packet_socket, RawAddr, ShmRings};
 use crate::transport::stream::StreamSock;
-use crate::transport::{DatagramEndpoint, Demux, Endpoint, Listener, StreamEndpoint};
+use crate::transport::{DatagramEndpoint, Demux, Endpoint, Listener, ShmEndpoint, StreamEndpoint};
 use crate::uri::{FaceUri, MacAddr};
 
 /// Why a face or listener could not be made or changed.
@@ -57,6 +57,25 @@ impl From<io::Error> for FaceError {
     }
 }
 
+/// Prepares a Unix listener at `path`: creates the directory, replaces a stale socket file
+/// that nobody listens on, and makes the socket connectable by every local user (mode 0666)
+/// as NFD does.
+fn bind_unix(path: &Path) -> Result<UnixListener, FaceError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    if path.exists() {
+        if UnixStream::connect(path).is_ok() {
+            return Err(FaceError::Io(io::ErrorKind::AddrInUse));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let l = UnixListener::bind(path)?;
+    l.set_nonblocking(true)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
+    Ok(l)
+}
+
 /// Datagram slot size: the largest frame, rounded up to a cache line.
 const fn slot_for(mtu: usize) -> usize {
     (mtu + 63) & !63
@@ -79,20 +98,25 @@ impl FaceTable {
     /// making the socket connectable by every local user (mode 0666) as NFD does.
     pub fn listen_unix(&mut self, path: impl AsRef<Path>) -> Result<FaceUri, FaceError> {
         let path = path.as_ref();
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        if path.exists() {
-            if UnixStream::connect(path).is_ok() {
-                return Err(FaceError::Io(io::ErrorKind::AddrInUse));
-            }
-            std::fs::remove_file(path)?;
-        }
-        let l = UnixListener::bind(path)?;
-        l.set_nonblocking(true)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
+        let l = bind_unix(path)?;
         let uri = FaceUri::Unix(path.to_owned());
         self.add_endpoint(Endpoint::Listener(Listener::Unix(l, path.to_owned())))?;
+        Ok(uri)
+    }
+
+    /// Listens for shared-memory faces on a Unix socket at `path` (prepared as by
+    /// [`FaceTable::listen_unix`]): each connection is handed a sealed memory region with two
+    /// rings of [`FaceTableConfig::shm_ring`](super::FaceTableConfig) bytes and becomes an
+    /// on-demand face, up to [`FaceTableConfig::shm_faces`](super::FaceTableConfig) of them.
+    pub fn listen_shm(&mut self, path: impl AsRef<Path>) -> Result<FaceUri, FaceError> {
+        let path = path.as_ref();
+        let ring = self.faces.cfg.shm_ring;
+        if !ring.is_power_of_two() || !(sys::MIN_RING..=sys::MAX_RING).contains(&ring) {
+            return Err(FaceError::Unsupported);
+        }
+        let l = bind_unix(path)?;
+        let uri = FaceUri::Shm(path.to_owned());
+        self.add_endpoint(Endpoint::Listener(Listener::Shm(l, path.to_owned())))?;
         Ok(uri)
     }
 
@@ -111,6 +135,7 @@ impl FaceTable {
             let Some(Some(Endpoint::Listener(l))) = self.endpoints.get(slot) else {
                 return;
             };
+            let shm = matches!(l, Listener::Shm(..));
             let (sock, remote, local) = match l.accept() {
                 Ok(Some(a)) => a,
                 Ok(None) => return,
@@ -119,8 +144,83 @@ impl FaceTable {
                     return;
                 }
             };
-            self.add_stream(sock, remote, local, Persistency::OnDemand, now);
+            match sock {
+                StreamSock::Unix(u) if shm => self.accept_shm(u, remote, local, now),
+                sock => {
+                    self.add_stream(sock, remote, local, Persistency::OnDemand, now);
+                }
+            }
         }
+    }
+
+    /// Hands a new shared-memory peer its memory and makes its face; a peer over the limit,
+    /// or one whose socket fails, is closed and counted.
+    fn accept_shm(&mut self, sock: UnixStream, remote: FaceUri, local: FaceUri, now: u64) {
+        if self.shm.len() >= self.faces.cfg.shm_faces {
+            self.faces.stats.faces_refused += 1;
+            return;
+        }
+        let made = ShmRings::create(self.faces.cfg.shm_ring)
+            .and_then(|(rings, fd)| sys::send_fd(sock.as_fd(), fd.as_fd()).map(|()| rings));
+        match made {
+            Ok(rings) => {
+                self.add_shm(sock, rings, remote, local, Persistency::OnDemand, now);
+            }
+            Err(_) => self.faces.stats.accept_errors += 1,
+        }
+    }
+
+    fn add_shm(
+        &mut self,
+        sock: UnixStream,
+        rings: ShmRings,
+        remote: FaceUri,
+        local: FaceUri,
+        persistency: Persistency,
+        now: u64,
+    ) -> Option<FaceId> {
+        let slot = self.reserve_slot();
+        let nf = NewFace {
+            endpoint: slot,
+            remote,
+            local,
+            persistency,
+            link_type: LinkType::PointToPoint,
+            mtu: None,
+            dest: None,
+        };
+        let Some(id) = self.faces.create(nf, now) else {
+            self.release_slot(slot);
+            return None;
+        };
+        let ep = ShmEndpoint::new(sock, rings, id);
+        self.install(slot, id, Endpoint::Shm(ep)).ok()?;
+        self.shm.push(slot);
+        Some(id)
+    }
+
+    /// Opens a shared-memory face to a forwarder listening at `path` (see
+    /// [`FaceTable::listen_shm`]), waiting up to the configured connect timeout for its memory.
+    pub fn connect_shm(
+        &mut self,
+        path: impl AsRef<Path>,
+        persistency: Persistency,
+    ) -> Result<FaceId, FaceError> {
+        use std::os::fd::AsRawFd;
+        let remote = FaceUri::Shm(path.as_ref().to_owned());
+        if let Some(id) = self.find_remote(&remote) {
+            return Err(FaceError::Exists(id));
+        }
+        let s = UnixStream::connect(path)?;
+        s.set_read_timeout(Some(Duration::from_millis(
+            self.faces.cfg.connect_timeout_ms.max(1),
+        )))?;
+        let fd = sys::recv_fd(s.as_fd())?;
+        let rings = ShmRings::open(&fd)?;
+        s.set_nonblocking(true)?;
+        let local = FaceUri::Fd(s.as_raw_fd());
+        self.add_shm(s, rings, remote, local, persistency, 0)
+            .ok_or(FaceError::TooManyFaces)
     }
 
     fn add_stream(

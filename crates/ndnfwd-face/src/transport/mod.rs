@@ -1,9 +1,11 @@
 //! Transports: the sockets behind faces. Each [`Endpoint`] is one socket registered with the
 //! table's poller under its slot number; a stream or multicast socket carries one face, a UDP
 //! unicast socket carries every unicast face of its address family (demultiplexed by peer
-//! address, so one socket serves thousands of on-demand faces), a listener carries none.
+//! address, so one socket serves thousands of on-demand faces), a shared-memory face has its
+//! doorbell socket, a listener carries none.
 
 pub(crate) mod datagram;
+pub(crate) mod shm;
 pub(crate) mod stream;
 
 use std::os::fd::BorrowedFd;
@@ -15,6 +17,7 @@ use crate::link::Frame;
 use crate::sys::RawAddr;
 
 pub(crate) use datagram::{DatagramEndpoint, Demux};
+pub(crate) use shm::ShmEndpoint;
 pub(crate) use stream::{Listener, StreamEndpoint};
 
 /// A frame waiting in an endpoint's send queue until the end of the burst.
@@ -43,6 +46,8 @@ pub(crate) enum Endpoint {
     Stream(StreamEndpoint),
     /// A UDP or Ethernet socket.
     Datagram(DatagramEndpoint),
+    /// A shared-memory face (its rings and doorbell socket).
+    Shm(ShmEndpoint),
 }
 
 impl Endpoint {
@@ -52,6 +57,7 @@ impl Endpoint {
             Self::Listener(l) => l.fd(),
             Self::Stream(s) => s.fd(),
             Self::Datagram(d) => d.fd(),
+            Self::Shm(s) => s.fd(),
         }
     }
 
@@ -61,6 +67,7 @@ impl Endpoint {
             Self::Listener(_) => None,
             Self::Stream(s) => Some(&mut s.queue),
             Self::Datagram(d) => Some(&mut d.queue),
+            Self::Shm(s) => Some(&mut s.queue),
         }
     }
 }

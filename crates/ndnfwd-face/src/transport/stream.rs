@@ -60,11 +60,13 @@ pub(crate) enum Listener {
     /// A Unix listener; its socket file is removed when the listener is dropped.
     Unix(UnixListener, PathBuf),
     Tcp(TcpListener),
+    /// A Unix listener whose connections become shared-memory faces (file removed on drop).
+    Shm(UnixListener, PathBuf),
 }
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Self::Unix(_, path) = self {
+        if let Self::Unix(_, path) | Self::Shm(_, path) = self {
             // Best effort: the file may already be gone.
             let _ = std::fs::remove_file(path);
         }
@@ -77,7 +79,7 @@ pub(crate) type Accepted = (StreamSock, FaceUri, FaceUri);
 impl Listener {
     pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         match self {
-            Self::Unix(l, _) => l.as_fd(),
+            Self::Unix(l, _) | Self::Shm(l, _) => l.as_fd(),
             Self::Tcp(l) => l.as_fd(),
         }
     }
@@ -87,6 +89,7 @@ impl Listener {
         match self {
             Self::Unix(_, p) => Some(FaceUri::Unix(p.clone())),
             Self::Tcp(l) => l.local_addr().ok().map(FaceUri::Tcp),
+            Self::Shm(_, p) => Some(FaceUri::Shm(p.clone())),
         }
     }
 
@@ -96,6 +99,10 @@ impl Listener {
             Self::Unix(l, path) => l.accept().map(|(s, _)| {
                 let remote = FaceUri::Fd(s.as_raw_fd());
                 (StreamSock::Unix(s), remote, FaceUri::Unix(path.clone()))
+            }),
+            Self::Shm(l, path) => l.accept().map(|(s, _)| {
+                let remote = FaceUri::Fd(s.as_raw_fd());
+                (StreamSock::Unix(s), remote, FaceUri::Shm(path.clone()))
             }),
             Self::Tcp(l) => l.accept().and_then(|(s, peer)| {
                 s.set_nodelay(true)?;

@@ -1,9 +1,9 @@
 //! `ndnfwd bench e2e`: consumer -> forwarder -> producer through real faces, as processes on
-//! this host: Unix sockets, UDP over loopback, and (as root) Ethernet across a veth pair between
+//! this host: ndnfwd's shared-memory faces, Unix sockets, UDP over loopback, and (as root) Ethernet across a veth pair between
 //! two network namespaces the benchmark makes and removes. The forwarder under test is a command
 //! line (`--forwarder`), so the same run can measure another forwarder side by side; the
-//! generator self-test connects the consumer straight to a listening producer (no forwarder) to
-//! show the generator is not the limit. Prints one JSON object.
+//! generator self-test connects the consumer straight to a listening producer (no forwarder),
+//! over each local face kind measured, to show the generator is not the limit. Prints one JSON object.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -24,8 +24,9 @@ pub struct E2eArgs {
     /// (UDP port on 127.0.0.1). Default: this binary's `run --config {config}`.
     #[arg(long)]
     forwarder: Option<String>,
-    /// Face kinds to measure: unix, udp, ether (ether needs root; skipped otherwise).
-    #[arg(long, value_delimiter = ',', default_value = "unix,udp,ether")]
+    /// Face kinds to measure: shm (ndnfwd's shared-memory faces; only with the default
+    /// forwarder), unix, udp, ether (ether needs root; skipped otherwise).
+    #[arg(long, value_delimiter = ',', default_value = "shm,unix,udp,ether")]
     faces: Vec<String>,
     /// Data payload sizes in bytes.
     #[arg(long, value_delimiter = ',', default_value = "100,8000")]
@@ -37,8 +38,8 @@ pub struct E2eArgs {
     /// deeper window overflows socket and NIC queues and turns into losses, not rate.
     #[arg(long, default_value_t = 128)]
     window: u32,
-    /// Interests outstanding per consumer thread on stream faces (the Unix rows and the
-    /// self-test), capped so that at most 1 MiB of Data payload is in flight (8 KB Data: 131).
+    /// Interests outstanding per consumer thread on lossless local faces (the shared-memory
+    /// and Unix rows and the self-tests), capped so that at most 1 MiB of Data payload is in flight (8 KB Data: 131).
     /// A stream loses nothing, so this only has to be deep enough that neither the forwarder
     /// nor the generator waits on it: at 128, 100 B exchanges were window-bound at both ends;
     /// at 512, 8 KB ones made the generator itself slower (more memory in flight).
@@ -51,7 +52,7 @@ pub struct E2eArgs {
     /// over 8 KB payloads does not limit the run) or digest (DigestSha256).
     #[arg(long, default_value = "null")]
     sign: String,
-    /// Skip the generator self-test (consumer straight to producer).
+    /// Skip the generator self-tests (consumer straight to producer).
     #[arg(long)]
     no_self_test: bool,
 }
@@ -222,10 +223,14 @@ fn scratch(tag: &str) -> Result<Scratch, String> {
 /// Data payload bytes a stream case keeps in flight at most (see `--stream-window`).
 const STREAM_IN_FLIGHT: usize = 1 << 20;
 
-/// The consumer window of a case: deep on streams (up to [`STREAM_IN_FLIGHT`] bytes of
-/// payload), shallow on datagrams.
+/// Face kinds that lose nothing (a full shared-memory ring drops, but the window is far below
+/// its 2 MiB).
+const LOSSLESS: [&str; 2] = ["shm", "unix"];
+
+/// The consumer window of a case: deep on lossless local faces (up to [`STREAM_IN_FLIGHT`]
+/// bytes of payload), shallow on datagrams.
 fn window(a: &E2eArgs, case: &Case<'_>) -> u32 {
-    if case.face == "unix" {
+    if LOSSLESS.contains(&case.face) {
         let by_bytes = u32::try_from(STREAM_IN_FLIGHT / case.payload.max(1)).unwrap_or(u32::MAX);
         a.stream_window.min(by_bytes).max(1)
     } else {
@@ -313,8 +318,16 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
         let connect = format!("unix://{}", sock.display());
         return measure(a, case, Some(&net.a), &connect, &fwd, &prod);
     }
+    if case.face == "shm" && a.forwarder.is_some() {
+        return Err("shared-memory faces are ndnfwd's own; not run for --forwarder".into());
+    }
     let (fwd, sock) = forwarder(a, &dir.0, None, "", port)?;
     let connect = match case.face {
+        "shm" => {
+            let shm = crate::run::shm_path(&sock);
+            wait_path(&shm)?;
+            format!("shm://{}", shm.display())
+        }
         "unix" => format!("unix://{}", sock.display()),
         "udp" => format!("udp4://127.0.0.1:{port}"),
         f => return Err(format!("unknown face kind {f}")),
@@ -368,10 +381,11 @@ fn measure(
     Ok(row(a, case, "forwarder", &v, Some(f1 - f0), p1 - p0))
 }
 
-/// The generator self-test: consumer straight to a listening producer over a Unix socket.
-fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
-    let dir = scratch(&format!("self-{payload}"))?;
-    let uri = format!("unix://{}", dir.0.join("prod.sock").display());
+/// The generator self-test: consumer straight to a listening producer over a local face
+/// (`shm` or `unix`).
+fn self_test(a: &E2eArgs, face: &str, payload: usize) -> Result<Value, String> {
+    let dir = scratch(&format!("self-{face}-{payload}"))?;
+    let uri = format!("{face}://{}", dir.0.join("prod.sock").display());
     let p = payload.to_string();
     let prod = producer(
         None,
@@ -389,10 +403,7 @@ fn self_test(a: &E2eArgs, payload: usize) -> Result<Value, String> {
     )?;
     let pid = prod.0.id().to_string();
     let p0 = cpu_seconds(&pid);
-    let case = Case {
-        face: "unix",
-        payload,
-    };
+    let case = Case { face, payload };
     let v = consumer(None, &consumer_args(a, &case, &uri))?;
     let p1 = cpu_seconds(&pid);
     Ok(row(a, &case, "self-test", &v, None, p1 - p0))
@@ -417,13 +428,21 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
             }
         }
     }
+    let local: Vec<&str> = a
+        .faces
+        .iter()
+        .map(String::as_str)
+        .filter(|f| LOSSLESS.contains(f))
+        .collect();
     if !a.no_self_test {
-        for &payload in &a.payloads {
-            eprintln!("bench e2e: self-test {payload} B");
-            match self_test(a, payload) {
-                Ok(r) => rows.push(r),
-                Err(why) => {
-                    skipped.push(json!({"face": "self-test", "payload": payload, "reason": why}))
+        for &face in &local {
+            for &payload in &a.payloads {
+                eprintln!("bench e2e: self-test {face} {payload} B");
+                match self_test(a, face, payload) {
+                    Ok(r) => rows.push(r),
+                    Err(why) => skipped.push(
+                        json!({"face": face, "path": "self-test", "payload": payload, "reason": why}),
+                    ),
                 }
             }
         }
@@ -433,23 +452,25 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
             .find(|r| r["path"] == path && r["face"] == face && r["payload"] == payload)
             .and_then(|r| r["data_per_sec"].as_f64())
     };
-    let ratios: Vec<Value> = a
-        .payloads
+    let cases = local
         .iter()
-        .filter_map(|&p| {
-            let s = rate("self-test", "unix", p)?;
-            let f = rate("forwarder", "unix", p)?;
+        .flat_map(|&face| a.payloads.iter().map(move |&p| (face, p)));
+    let ratios: Vec<Value> = cases
+        .filter_map(|(face, p)| {
+            let s = rate("self-test", face, p)?;
+            let f = rate("forwarder", face, p)?;
             let fwd_row = rows
                 .iter()
-                .find(|r| r["path"] == "forwarder" && r["face"] == "unix" && r["payload"] == p)?;
+                .find(|r| r["path"] == "forwarder" && r["face"] == face && r["payload"] == p)?;
             let gen_cost = f64::max(
                 fwd_row["consumer_us_per_exchange"].as_f64().unwrap_or(0.0),
                 fwd_row["producer_us_per_exchange"].as_f64().unwrap_or(0.0),
             );
             let fwd_cost = fwd_row["forwarder_us_per_exchange"].as_f64().unwrap_or(0.0);
             Some(json!({
+                "face": face,
                 "payload": p,
-                "self_test_over_forwarder_unix": s / f.max(1e-9),
+                "self_test_over_forwarder": s / f.max(1e-9),
                 "forwarder_cpu_over_busiest_generator_cpu": fwd_cost / gen_cost.max(1e-9),
             }))
         })

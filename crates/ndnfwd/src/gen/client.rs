@@ -1,5 +1,5 @@
-//! One generator thread's face: connected to a forwarder (any face URI ndnfwd opens: Unix, TCP,
-//! UDP, Ethernet) or listening for a generator peer (self-test without a forwarder), plus the
+//! One generator thread's face: connected to a forwarder (any face URI ndnfwd opens: Unix,
+//! shared memory, TCP, UDP, Ethernet) or listening for a generator peer (self-test without a forwarder), plus the
 //! `rib/register` exchange.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,8 +44,8 @@ impl Endpoint {
         if let Some(l) = listen {
             let uri: FaceUri = l.parse().map_err(|e| format!("--listen {l}: {e}"))?;
             return match uri {
-                FaceUri::Unix(_) | FaceUri::Udp(_) => Ok(Self::Listen(uri)),
-                _ => Err(format!("--listen {l}: use unix:// or udp4://")),
+                FaceUri::Unix(_) | FaceUri::Shm(_) | FaceUri::Udp(_) => Ok(Self::Listen(uri)),
+                _ => Err(format!("--listen {l}: use unix://, shm:// or udp4://")),
             };
         }
         let s = crate::ctl_face::resolve(connect);
@@ -90,6 +90,7 @@ impl Client {
             Endpoint::Connect { remote, local } => Some(
                 match (remote, local) {
                     (FaceUri::Unix(path), _) => table.connect_unix(path, p),
+                    (FaceUri::Shm(path), _) => table.connect_shm(path, p),
                     (FaceUri::Tcp(a), _) => table.connect_tcp(*a, p),
                     (FaceUri::Udp(a), _) => table.connect_udp(*a, p),
                     (FaceUri::Ether(mac), Some(ifname)) => table.add_ether(ifname, *mac, p),
@@ -102,6 +103,10 @@ impl Client {
                     FaceUri::Unix(path) => {
                         let _ = std::fs::remove_file(path);
                         table.listen_unix(path)
+                    }
+                    FaceUri::Shm(path) => {
+                        let _ = std::fs::remove_file(path);
+                        table.listen_shm(path)
                     }
                     FaceUri::Udp(a) => table.listen_udp(*a),
                     _ => return Err(format!("cannot listen on {uri:?}")),

@@ -1,0 +1,154 @@
+//! Shared-memory faces: a local app's frames cross a pair of rings in memory the forwarder
+//! creates (see `sys::shm` for the layout and the wake-up protocol), and the Unix stream the
+//! memory was handed over on stays open as the doorbell and the liveness signal: a byte on it
+//! means "look at the ring", end of stream means the peer is gone.
+//!
+//! The face carries NDNLPv2 frames exactly as a Unix stream face does (PIT tokens, Nacks,
+//! never fragmented); only the transport differs, so a frame costs two copies and no system
+//! call while both sides are busy. Receive copies each frame into a 64 KiB arena and splits it
+//! off (one allocation per arena, not per packet). Send writes the LP head and the packet into
+//! the ring; when the ring is full the frame is dropped and counted (`tx_queue_full`), as a
+//! datagram face would.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::UnixStream;
+
+use bytes::BytesMut;
+use ndn_packet::{FaceId, RxPacket};
+
+use super::{Queued, Status};
+use crate::counters::{DropReason, FaceCounters};
+use crate::info::DownReason;
+use crate::sys::ShmRings;
+use crate::table::Faces;
+
+/// Receive arena size: frames are copied out of the ring into it.
+const ARENA: usize = 64 << 10;
+
+/// One shared-memory face: its rings and its doorbell socket.
+#[derive(Debug)]
+pub(crate) struct ShmEndpoint {
+    sock: UnixStream,
+    rings: ShmRings,
+    pub(crate) face: FaceId,
+    arena: BytesMut,
+    pub(crate) queue: Vec<Queued>,
+}
+
+impl ShmEndpoint {
+    /// Wraps rings already set up on `sock` (which must be non-blocking).
+    pub(crate) fn new(sock: UnixStream, rings: ShmRings, face: FaceId) -> Self {
+        Self {
+            sock,
+            rings,
+            face,
+            arena: BytesMut::new(),
+            queue: Vec::new(),
+        }
+    }
+
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.sock.as_fd()
+    }
+
+    /// Drains doorbell bytes; reports the peer gone at end of stream.
+    pub(crate) fn doorbell(&mut self) -> Status {
+        let mut buf = [0u8; 64];
+        loop {
+            match (&self.sock).read(&mut buf) {
+                Ok(0) => return Status::Down(DownReason::Closed),
+                Ok(n) if n < buf.len() => return Status::Open,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Status::Open,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Status::Down(DownReason::Error(e.kind())),
+            }
+        }
+    }
+
+    /// Takes frames from the ring until `out` holds `limit` packets or the ring is empty. The
+    /// flag is true when frames were left in the ring.
+    pub(crate) fn recv(
+        &mut self,
+        now: u64,
+        faces: &mut Faces,
+        out: &mut Vec<RxPacket>,
+        limit: usize,
+    ) -> (Status, bool) {
+        let mut rx = faces.receiver(self.face);
+        let mut status = (Status::Open, false);
+        loop {
+            if out.len() >= limit {
+                status.1 = true;
+                break;
+            }
+            if self.arena.capacity() - self.arena.len() < crate::MAX_FRAME_LEN {
+                self.arena = BytesMut::with_capacity(ARENA);
+            }
+            match self.rings.recv(&mut self.arena) {
+                Ok(true) => {
+                    let frame = self.arena.split().freeze();
+                    if let Some(rx) = rx.as_mut() {
+                        rx.deliver(now, 0, frame, out);
+                    }
+                }
+                Ok(false) => break,
+                Err(_) => {
+                    if let Some(rx) = &rx {
+                        rx.counters().drop(DropReason::BadPacket);
+                    }
+                    return (Status::Down(DownReason::BadFraming), false);
+                }
+            }
+        }
+        self.rings.release();
+        status
+    }
+
+    /// Writes the queued frames (`heads` holds their LP heads) into the ring and wakes the
+    /// peer if it sleeps. Frames that do not fit are dropped (`tx_queue_full`).
+    pub(crate) fn flush(&mut self, heads: &[u8], counters: Option<&FaceCounters>) -> Status {
+        let mut status = Status::Open;
+        for q in self.queue.drain(..) {
+            let head = heads.get(q.frame.head.clone()).unwrap_or_default();
+            match self.rings.push([head, &q.frame.body]) {
+                Ok(true) => {}
+                Ok(false) => {
+                    if let Some(c) = counters {
+                        c.drop(DropReason::TxQueueFull);
+                    }
+                }
+                Err(_) => {
+                    status = Status::Down(DownReason::BadFraming);
+                    break;
+                }
+            }
+        }
+        self.queue.clear();
+        if status == Status::Open && self.rings.publish() {
+            status = self.ring_doorbell();
+        }
+        status
+    }
+
+    fn ring_doorbell(&self) -> Status {
+        match (&self.sock).write(&[1]) {
+            Ok(_) => Status::Open,
+            // A full socket already holds unread doorbell bytes: the peer will look.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Status::Open,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => self.ring_doorbell(),
+            Err(e) => Status::Down(DownReason::Error(e.kind())),
+        }
+    }
+
+    /// Before sleeping: announces it to the peer; true when frames are already waiting.
+    pub(crate) fn arm(&self) -> bool {
+        self.rings.arm()
+    }
+
+    /// After sleeping.
+    pub(crate) fn awake(&self) {
+        self.rings.awake();
+    }
+}
