@@ -243,6 +243,11 @@ impl Receiver<'_> {
     }
 }
 
+/// While shared-memory rings keep delivering, `recv_burst` asks epoll about the sockets only on
+/// every this-many-th call: the check is a system call, which would otherwise cost more than
+/// the packets a busy ring hands over in one burst. Other faces then wait a few bursts at most.
+const SKIP_EPOLL: u32 = 8;
+
 /// The faces of one I/O thread (see the module doc).
 #[derive(Debug)]
 pub struct FaceTable {
@@ -255,6 +260,10 @@ pub struct FaceTable {
     rx_backlog: Vec<usize>,
     /// Slots of shared-memory faces, whose rings every `recv_burst` looks at.
     shm: Vec<usize>,
+    /// Whether the last `recv_burst` took packets from a ring, and how many calls since then
+    /// skipped the epoll check (see [`SKIP_EPOLL`]).
+    shm_busy: bool,
+    epoll_skipped: u32,
     heads: Vec<u8>,
     frames: Vec<Frame>,
     touched: Vec<usize>,
@@ -283,6 +292,8 @@ impl FaceTable {
             ready_valid: false,
             rx_backlog: Vec::new(),
             shm: Vec::new(),
+            shm_busy: false,
+            epoll_skipped: 0,
             heads: Vec::new(),
             frames: Vec::new(),
             touched: Vec::new(),
@@ -520,8 +531,13 @@ impl FaceTable {
         }
         if !self.ready_valid {
             self.ready.clear();
-            if self.poller.wait(&mut self.ready, 0).is_err() {
-                return out.len() - start;
+            if self.shm_busy && self.epoll_skipped + 1 < SKIP_EPOLL {
+                self.epoll_skipped += 1;
+            } else {
+                self.epoll_skipped = 0;
+                if self.poller.wait(&mut self.ready, 0).is_err() {
+                    return out.len() - start;
+                }
             }
         }
         self.ready_valid = false;
@@ -537,11 +553,13 @@ impl FaceTable {
             }
         }
         self.ready = ready;
+        let before = out.len();
         for k in 0..self.shm.len() {
             if let Some(&slot) = self.shm.get(k) {
                 self.recv_ring(slot, now, out, limit);
             }
         }
+        self.shm_busy = out.len() > before;
         out.len() - start
     }
 
