@@ -76,6 +76,9 @@ fn check_component(typ: u32, len: usize) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// The one-byte TLV-TYPE of a GenericNameComponent.
+const GENERIC: u8 = tt::GENERIC_COMPONENT as u8;
+
 /// What the one checking walk over a name's components found besides validity.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct NameScan {
@@ -149,9 +152,20 @@ impl<'a> NameRef<'a> {
     ) -> Result<(Self, NameScan), DecodeError> {
         let mut scan = NameScan::default();
         let mut pos = 0;
-        while let Some(rest) = value.get(pos..).filter(|r| !r.is_empty()) {
+        while pos < value.len() {
+            // Fastest path: a GenericNameComponent (type 8, no value rule) with a one-byte
+            // length, nearly every component: two byte compares, one bound.
+            if let (Some(&GENERIC), Some(&len @ 0..=252)) = (value.get(pos), value.get(pos + 1)) {
+                pos += 2 + usize::from(len);
+                if pos > value.len() {
+                    return Err(DecodeError::Truncated);
+                }
+                visitor.component(value, pos);
+                continue;
+            }
+            let rest = value.get(pos..).unwrap_or_default();
             // Fast path: a one-byte type (never above MAX_COMPONENT_TYPE) and length, the case
-            // for nearly every component; only the digest types need a value check.
+            // for nearly every other component; only the digest types need a value check.
             if let [t @ 1..=252, l @ 0..=252, ..] = rest {
                 let (typ, len) = (u32::from(*t), usize::from(*l));
                 if len > rest.len() - 2 {
