@@ -629,4 +629,45 @@ mod tests {
         assert!(NameRef::new_checked(&[8, 0, 8, 1, 0]).is_ok());
         assert!(Name::new().push_typed(1, &[0; 31]).is_err());
     }
+
+    /// Records each component end the walk reports.
+    struct Ends(Vec<usize>);
+
+    impl NameVisitor for Ends {
+        fn component(&mut self, _: &[u8], end: usize) {
+            self.0.push(end);
+        }
+    }
+
+    proptest::proptest! {
+        /// The walk's fast paths (type 8, other one-byte headers) accept, reject and split
+        /// exactly as the general element reader with the component rules does.
+        #[test]
+        fn walk_agrees_with_element_reader(value in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![0u8, 1, 2, 8, 8, 8, 32, 252, 253, 254, 255]),
+                proptest::arbitrary::any::<u8>(),
+            ], 0..48)) {
+            let want: Result<Vec<usize>, DecodeError> = Reader::new(&value)
+                .map(|e| e.and_then(|e| Component::from_element(&e).map(|_| e.start + e.wire.len())))
+                .collect();
+            let mut ends = Ends(Vec::new());
+            let got = NameRef::scan(&value, &mut ends).map(|_| ends.0);
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn generic_component_length_boundaries() {
+        let long = |len: usize| [&[8, 252][..], &vec![7; len]].concat();
+        assert!(NameRef::new_checked(&long(252)).is_ok());
+        assert_eq!(
+            NameRef::new_checked(&long(251)),
+            Err(DecodeError::Truncated)
+        );
+        assert_eq!(NameRef::new_checked(&[8]), Err(DecodeError::Truncated));
+        // Length 253 takes the three-byte form.
+        let three = [&[8, 253, 0, 253][..], &[1; 253]].concat();
+        assert_eq!(NameRef::new_checked(&three).map(|n| n.len()), Ok(1));
+    }
 }
