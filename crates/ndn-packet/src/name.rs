@@ -76,6 +76,9 @@ fn check_component(typ: u32, len: usize) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// The one-byte TLV-TYPE of a GenericNameComponent.
+const GENERIC: u8 = tt::GENERIC_COMPONENT as u8;
+
 /// What the one checking walk over a name's components found besides validity.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct NameScan {
@@ -149,9 +152,20 @@ impl<'a> NameRef<'a> {
     ) -> Result<(Self, NameScan), DecodeError> {
         let mut scan = NameScan::default();
         let mut pos = 0;
-        while let Some(rest) = value.get(pos..).filter(|r| !r.is_empty()) {
+        while pos < value.len() {
+            // Fastest path: a GenericNameComponent (type 8, no value rule) with a one-byte
+            // length, nearly every component: two byte compares, one bound.
+            if let (Some(&GENERIC), Some(&len @ 0..=252)) = (value.get(pos), value.get(pos + 1)) {
+                pos += 2 + usize::from(len);
+                if pos > value.len() {
+                    return Err(DecodeError::Truncated);
+                }
+                visitor.component(value, pos);
+                continue;
+            }
+            let rest = value.get(pos..).unwrap_or_default();
             // Fast path: a one-byte type (never above MAX_COMPONENT_TYPE) and length, the case
-            // for nearly every component; only the digest types need a value check.
+            // for nearly every other component; only the digest types need a value check.
             if let [t @ 1..=252, l @ 0..=252, ..] = rest {
                 let (typ, len) = (u32::from(*t), usize::from(*l));
                 if len > rest.len() - 2 {
@@ -614,5 +628,46 @@ mod tests {
         assert!(NameRef::new_checked(&[8, 5, 0]).is_err()); // truncated
         assert!(NameRef::new_checked(&[8, 0, 8, 1, 0]).is_ok());
         assert!(Name::new().push_typed(1, &[0; 31]).is_err());
+    }
+
+    /// Records each component end the walk reports.
+    struct Ends(Vec<usize>);
+
+    impl NameVisitor for Ends {
+        fn component(&mut self, _: &[u8], end: usize) {
+            self.0.push(end);
+        }
+    }
+
+    proptest::proptest! {
+        /// The walk's fast paths (type 8, other one-byte headers) accept, reject and split
+        /// exactly as the general element reader with the component rules does.
+        #[test]
+        fn walk_agrees_with_element_reader(value in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![0u8, 1, 2, 8, 8, 8, 32, 252, 253, 254, 255]),
+                proptest::arbitrary::any::<u8>(),
+            ], 0..48)) {
+            let want: Result<Vec<usize>, DecodeError> = Reader::new(&value)
+                .map(|e| e.and_then(|e| Component::from_element(&e).map(|_| e.start + e.wire.len())))
+                .collect();
+            let mut ends = Ends(Vec::new());
+            let got = NameRef::scan(&value, &mut ends).map(|_| ends.0);
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn generic_component_length_boundaries() {
+        let long = |len: usize| [&[8, 252][..], &vec![7; len]].concat();
+        assert!(NameRef::new_checked(&long(252)).is_ok());
+        assert_eq!(
+            NameRef::new_checked(&long(251)),
+            Err(DecodeError::Truncated)
+        );
+        assert_eq!(NameRef::new_checked(&[8]), Err(DecodeError::Truncated));
+        // Length 253 takes the three-byte form.
+        let three = [&[8, 253, 0, 253][..], &[1; 253]].concat();
+        assert_eq!(NameRef::new_checked(&three).map(|n| n.len()), Ok(1));
     }
 }
