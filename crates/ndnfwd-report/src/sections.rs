@@ -86,6 +86,18 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
         v["forwarder"].as_str().unwrap_or("?"),
         v["duration_s"]
     );
+    if let Some(p) = v["pinned"].as_object() {
+        let _ = writeln!(
+            md,
+            "Pinned (`--pin`): the forwarder alone on CPU {}, the consumer and the producer on \
+             CPU(s) {}; the self-tests are not pinned (the generator's ceiling with the whole \
+             machine).\n",
+            p.get("forwarder_cpu").map_or("?".into(), ToString::to_string),
+            p.get("generator_cpus")
+                .and_then(|c| c.as_str())
+                .unwrap_or("?"),
+        );
+    }
     md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let rows = v["rows"].as_array().cloned().unwrap_or_default();
     for x in &rows {

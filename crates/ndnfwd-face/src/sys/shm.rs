@@ -114,6 +114,21 @@ impl Mapping {
         }
     }
 
+    /// Writes a record at `off`: the little-endian `len` (the parts' total) and the parts.
+    fn write_record(&self, off: usize, len: u32, parts: [&[u8]; 2]) {
+        let [a, b] = parts;
+        assert!(a.len() + b.len() == len as usize);
+        assert!(off.checked_add(4 + len as usize).is_some_and(|e| e <= self.len));
+        // SAFETY: the three destination ranges are consecutive and together inside the
+        // mapping (asserted); the sources are private memory of this process.
+        unsafe {
+            let p = self.ptr.as_ptr().add(off);
+            p.cast::<u32>().write_unaligned(len.to_le());
+            core::ptr::copy_nonoverlapping(a.as_ptr(), p.add(4), a.len());
+            core::ptr::copy_nonoverlapping(b.as_ptr(), p.add(4 + a.len()), b.len());
+        }
+    }
+
     /// Reads the u32 at `off` (4-aligned).
     fn read_u32(&self, off: usize) -> u32 {
         assert!(off % 4 == 0 && off + 4 <= self.len);
@@ -275,7 +290,7 @@ impl ShmRings {
                     return Ok(false);
                 }
             }
-            let idx = self.rx.pos % self.cap;
+            let idx = self.rx.pos & (self.cap - 1);
             let avail = self.rx.seen - self.rx.pos;
             let len = self.map.read_u32(self.rx.data + idx as usize);
             if len == WRAP {
@@ -318,7 +333,7 @@ impl ShmRings {
             return Ok(false);
         }
         let rec = round8(4 + len as u64);
-        let idx = self.tx.pos % self.cap;
+        let idx = self.tx.pos & (self.cap - 1);
         let skip = if rec > self.cap - idx {
             self.cap - idx
         } else {
@@ -340,10 +355,8 @@ impl ShmRings {
             self.map.write(base + idx as usize, &WRAP.to_le_bytes());
             self.tx.pos += skip;
         }
-        let at = base + (self.tx.pos % self.cap) as usize;
-        self.map.write(at, &len32.to_le_bytes());
-        self.map.write(at + 4, parts[0]);
-        self.map.write(at + 4 + parts[0].len(), parts[1]);
+        let at = base + (self.tx.pos & (self.cap - 1)) as usize;
+        self.map.write_record(at, len32, parts);
         self.tx.pos += rec;
         Ok(true)
     }

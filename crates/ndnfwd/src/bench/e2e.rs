@@ -55,6 +55,43 @@ pub struct E2eArgs {
     /// Skip the generator self-tests (consumer straight to producer).
     #[arg(long)]
     no_self_test: bool,
+    /// Run the forwarder on the last CPU alone (`taskset`) and the consumer and producer on
+    /// the others (`gen --cpus`), so the one forwarding thread has a core to itself and does
+    /// not share it with the generator. The self-tests stay unpinned: they measure what the
+    /// generator can do with the whole machine.
+    #[arg(long)]
+    pin: bool,
+}
+
+/// CPUs of a pinned run: the forwarder's and the generators'.
+struct Pinning {
+    forwarder: usize,
+    generator: String,
+}
+
+impl E2eArgs {
+    fn pinning(&self) -> Result<Option<Pinning>, String> {
+        if !self.pin {
+            return Ok(None);
+        }
+        let n = std::thread::available_parallelism().map_or(1, usize::from);
+        if n < 2 {
+            return Err("--pin needs at least 2 CPUs".into());
+        }
+        let generator = (0..n - 1).map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+        Ok(Some(Pinning {
+            forwarder: n - 1,
+            generator,
+        }))
+    }
+
+    /// `--cpus LIST` for the generator processes of a pinned run.
+    fn generator_cpus(&self) -> Vec<String> {
+        match self.pinning() {
+            Ok(Some(p)) => vec!["--cpus".into(), p.generator],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A child process killed and reaped on drop.
@@ -200,6 +237,10 @@ fn forwarder(
         Some(ns) => ns.command("sh"),
         None => Command::new("sh"),
     };
+    let line = match a.pinning()? {
+        Some(p) => format!("taskset -c {} {line}", p.forwarder),
+        None => line,
+    };
     c.args(["-c", &format!("exec {line}")]);
     let log = std::fs::File::create(dir.join("fwd.log")).map_err(|e| e.to_string())?;
     let child = c
@@ -314,7 +355,7 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
         ]
         .map(str::to_owned)
         .to_vec();
-        let prod = producer(Some(&net.b), &prod_args)?;
+        let prod = producer(Some(&net.b), &[prod_args, a.generator_cpus()].concat())?;
         let connect = format!("unix://{}", sock.display());
         return measure(a, case, Some(&net.a), &connect, &fwd, &prod);
     }
@@ -344,7 +385,7 @@ fn through_forwarder(a: &E2eArgs, case: &Case<'_>, port: u16) -> Result<Value, S
     ]
     .map(str::to_owned)
     .to_vec();
-    let prod = producer(None, &prod_args)?;
+    let prod = producer(None, &[prod_args, a.generator_cpus()].concat())?;
     measure(a, case, None, &connect, &fwd, &prod)
 }
 
@@ -376,7 +417,9 @@ fn measure(
     }
     let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
     let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    let v = consumer(ns, &consumer_args(a, case, connect))?;
+    let mut args = consumer_args(a, case, connect);
+    args.extend(a.generator_cpus());
+    let v = consumer(ns, &args)?;
     let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
     Ok(row(a, case, "forwarder", &v, Some(f1 - f0), p1 - p0))
 }
@@ -483,6 +526,7 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
         "window": a.window,
         "stream_window": a.stream_window,
         "consumer_threads": a.threads,
+        "pinned": a.pinning()?.map(|p| json!({"forwarder_cpu": p.forwarder, "generator_cpus": p.generator})),
         "producer_signing": a.sign,
         "rows": rows,
         "skipped": skipped,

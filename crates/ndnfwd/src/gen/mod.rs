@@ -58,6 +58,21 @@ pub struct Connect {
     /// Local interface of an ether:// face: dev://IFNAME.
     #[arg(long)]
     local: Option<String>,
+    /// CPUs to pin the generator's threads to, in turn (for benchmarks that keep the
+    /// generator off the forwarder's cores). Default: no pinning.
+    #[arg(long, value_delimiter = ',')]
+    cpus: Vec<usize>,
+}
+
+impl Connect {
+    /// Pins the calling generator thread `t` to its CPU, if any were given.
+    fn pin(&self, t: usize) -> Result<(), String> {
+        match self.cpus.get(t % self.cpus.len().max(1)) {
+            Some(&cpu) => ndnfwd_dataplane::pin_current_thread(cpu)
+                .map_err(|e| format!("cannot pin to CPU {cpu}: {e}")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Arguments of `gen consumer`.
@@ -269,7 +284,11 @@ fn run_consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
                     sample_content: count == Some(1),
                 };
                 let running = &running;
+                let connect = &a.connect;
                 s.spawn(move || {
+                    if let Err(e) = connect.pin(t) {
+                        eprintln!("ndnfwd gen: {e}");
+                    }
                     let t = consumer::run(c, &plan);
                     running.fetch_sub(1, Ordering::Release);
                     t
@@ -385,9 +404,15 @@ fn run_producer(a: &ProducerArgs) -> Result<ExitCode, String> {
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = clients
             .iter_mut()
-            .map(|c| {
+            .enumerate()
+            .map(|(t, c)| {
                 let (rules, stop, total, live) = (&rules, &stop, &total, &live);
-                s.spawn(move || producer::run(c, rules, stop, total, a.count, live))
+                s.spawn(move || {
+                    if let Err(e) = a.connect.pin(t) {
+                        eprintln!("ndnfwd gen: {e}");
+                    }
+                    producer::run(c, rules, stop, total, a.count, live)
+                })
             })
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
