@@ -242,14 +242,57 @@ impl FibReader {
     /// match (same answer, fewer probes).
     #[inline]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
+        let s = &*self.shared;
+        let n = hashes.components();
+        let cfg = s.published();
+        // Only the top-down algorithms' scans are recorded.
+        let hint = match cfg.algorithm {
+            LpmAlgorithm::BinarySearch => Hint::NONE,
+            _ => self.memo.hint(s, hashes),
+        };
+        if let Some(m) = self.scanned_match(cfg, hashes, n, hint) {
+            return m;
+        }
         let mut tr = LookupTrace::default();
-        let hit = self.shared.lookup_impl::<false>(
-            hashes,
-            hashes.components(),
-            Some(&self.memo),
-            &mut tr,
-        );
+        let hit = s.lookup_hinted::<false>(cfg, hashes, n, hint, &mut tr);
         hit.and_then(|(e, d)| self.make_match(e, d))
+    }
+
+    /// The lookup's answer when the scan's first candidate is the real prefix of its depth and
+    /// that depth ends the lookup: the first probe of the lookup would confirm that very
+    /// candidate first and stop there. The entry read that confirms it also gives the nexthop
+    /// set. `None` when this shortcut does not apply (no candidate, a fingerprint false
+    /// positive, a candidate that is only a record, two-stage's depth M); the full lookup then
+    /// runs with the same hint.
+    #[inline(always)]
+    fn scanned_match(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        n: usize,
+        hint: Hint,
+    ) -> Option<Option<FibMatch<'_>>> {
+        let s = &*self.shared;
+        let entry = hint.first?;
+        let depth = hint.depth;
+        // Same start as the algorithm's walk: the hint's depth must be the walk's first probe
+        // that can hit, and, for two-stage, not M (a hit there may restart at MD).
+        let top = match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => n.min(usize::from(cfg.k)),
+            LpmAlgorithm::TwoStage if depth != usize::from(cfg.m) => n.min(usize::from(cfg.m)),
+            _ => return None,
+        };
+        if depth > top {
+            return None;
+        }
+        let e = s.entries.get(entry)?;
+        let h2 = hashes.id128(depth).map_or(0, |id| (id >> 64) as u64);
+        let fwd = e.real_fwd(h2)?;
+        Some(s.sets.get(fwd).map(|set| FibMatch {
+            entry,
+            depth: depth as u8,
+            set,
+        }))
     }
 
     /// [`FibReader::lookup`] that also counts probes and cache lines. It probes the whole
@@ -418,14 +461,30 @@ impl Shared {
     ) -> Option<(u32, usize)> {
         let cfg = self.published();
         // Only the top-down algorithms' scans are recorded.
-        let hint = |s: &Self| memo.map_or(Hint::NONE, |m| m.hint(s, hashes));
+        let hint = match (memo, cfg.algorithm) {
+            (Some(m), LpmAlgorithm::LongestFirst | LpmAlgorithm::TwoStage) => m.hint(self, hashes),
+            _ => Hint::NONE,
+        };
+        self.lookup_hinted::<T>(cfg, hashes, n, hint, tr)
+    }
+
+    /// The longest matching real prefix (entry, depth) under `cfg`, the top-down algorithms
+    /// starting from `hint` (binary search ignores it), the root prefix when nothing deeper
+    /// matches.
+    #[inline(always)]
+    fn lookup_hinted<const T: bool>(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        n: usize,
+        hint: Hint,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
-                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint(self), tr)
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint, tr)
             }
-            LpmAlgorithm::TwoStage => {
-                self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint(self), tr)
-            }
+            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint, tr),
             LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
         };
         hit.or_else(|| {
