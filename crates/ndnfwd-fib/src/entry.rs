@@ -312,7 +312,11 @@ mod tests {
         assert_eq!(e.probe(p, true, None), Some(Found::Real(6)));
         assert_eq!(e.fwd(), 5);
         assert_eq!(e.real_fwd(p), Some(5));
-        assert_eq!(e.real_fwd(x), None, "a record's identity is not the real prefix");
+        assert_eq!(
+            e.real_fwd(x),
+            None,
+            "a record's identity is not the real prefix"
+        );
         assert_eq!(
             e.probe(x, false, Some(RecKind::Marker)),
             Some(Found::Record { value: 3, pos: 0 })
