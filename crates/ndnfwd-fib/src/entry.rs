@@ -169,6 +169,15 @@ impl Entry {
         None
     }
 
+    /// `probe(h2, true, None)` answering `Found::Real` for the same `w1` load, as the fwd index
+    /// of that real prefix: a lookup that confirms and then fetches the nexthop set reads the
+    /// entry once instead of twice.
+    #[inline(always)]
+    pub fn real_fwd(&self, h2: u64) -> Option<u32> {
+        let w1 = W1(self.w[1].load(Ordering::Acquire));
+        (w1.has_real() && self.w[0].load(Ordering::Relaxed) == h2).then_some(w1.fwd())
+    }
+
     /// The fwd index of the real prefix (read after a successful `probe`).
     #[inline(always)]
     pub fn fwd(&self) -> u32 {
@@ -270,6 +279,8 @@ mod tests {
             "real not wanted"
         );
         assert_eq!(e.fwd(), 77);
+        assert_eq!(e.real_fwd(p), Some(77));
+        assert_eq!(e.real_fwd(p ^ 1), None);
         e.set_record(0, RecKind::Marker, x, 3);
         e.set_record(1, RecKind::Virtual, y, 9);
         assert_eq!(
@@ -300,6 +311,12 @@ mod tests {
         );
         assert_eq!(e.probe(p, true, None), Some(Found::Real(6)));
         assert_eq!(e.fwd(), 5);
+        assert_eq!(e.real_fwd(p), Some(5));
+        assert_eq!(
+            e.real_fwd(x),
+            None,
+            "a record's identity is not the real prefix"
+        );
         assert_eq!(
             e.probe(x, false, Some(RecKind::Marker)),
             Some(Found::Record { value: 3, pos: 0 })

@@ -242,14 +242,80 @@ impl FibReader {
     /// match (same answer, fewer probes).
     #[inline]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
+        let s = &*self.shared;
+        let n = hashes.components();
+        let cfg = s.published();
+        // Only the top-down algorithms' scans are recorded.
+        let hint = match cfg.algorithm {
+            LpmAlgorithm::BinarySearch => Hint::NONE,
+            _ => self.memo.hint(s, hashes),
+        };
+        if let Some(m) = self.scanned_match(cfg, hashes, n, hint) {
+            return m;
+        }
         let mut tr = LookupTrace::default();
-        let hit = self.shared.lookup_impl::<false>(
-            hashes,
-            hashes.components(),
-            Some(&self.memo),
-            &mut tr,
-        );
+        let hit = s.lookup_hinted::<false>(cfg, hashes, n, hint, &mut tr);
         hit.and_then(|(e, d)| self.make_match(e, d))
+    }
+
+    /// The lookup's answer when the scan's first candidate answers for its depth: the
+    /// algorithm's walk would confirm that very candidate first and end there, or, for a
+    /// two-stage hit at M (real or virtual) whose MD goes deeper, go on with stage 2 from it.
+    /// The entry the candidate names is fetched once for both the confirmation and the nexthop
+    /// set. `None` when this shortcut does not apply (no candidate, a fingerprint false
+    /// positive, a virtual record that does not restart); the full lookup then runs with the
+    /// same hint.
+    #[inline(always)]
+    fn scanned_match(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        n: usize,
+        hint: Hint,
+    ) -> Option<Option<FibMatch<'_>>> {
+        let s = &*self.shared;
+        let entry = hint.first?;
+        let depth = hint.depth;
+        let m = usize::from(cfg.m);
+        // `top`: the walk's first probe, which the hint's depth must not exceed. `restart`: an MD
+        // above it sends two-stage to stage 2 (a hit at M for a name longer than M).
+        let (top, restart) = match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => (n.min(usize::from(cfg.k)), usize::MAX),
+            LpmAlgorithm::TwoStage => (n.min(m), if depth == m && n > m { m } else { usize::MAX }),
+            LpmAlgorithm::BinarySearch => return None,
+        };
+        if depth > top {
+            return None;
+        }
+        let e = s.entries.get(entry)?;
+        let h2 = hashes.id128(depth).map_or(0, |id| (id >> 64) as u64);
+        if restart == usize::MAX {
+            // The walk ends at a real hit; a record here is a miss it goes on below from,
+            // which the full lookup does.
+            let fwd = e.real_fwd(h2)?;
+            return Some(s.sets.get(fwd).map(|set| FibMatch {
+                entry,
+                depth: depth as u8,
+                set,
+            }));
+        }
+        let hit = match e.probe(h2, true, Some(RecKind::Virtual))? {
+            Found::Real(md) if usize::from(md) > restart => {
+                s.stage2_from(hashes, n.min(usize::from(md)), m, Some(entry))
+            }
+            Found::Real(_) => {
+                return Some(s.sets.get(e.fwd()).map(|set| FibMatch {
+                    entry,
+                    depth: depth as u8,
+                    set,
+                }))
+            }
+            Found::Record { value: md, .. } if usize::from(md) > restart => {
+                s.stage2_from(hashes, n.min(usize::from(md)), m, None)
+            }
+            Found::Record { .. } => return None,
+        };
+        Some(hit.and_then(|(e, d)| self.make_match(e, d)))
     }
 
     /// [`FibReader::lookup`] that also counts probes and cache lines. It probes the whole
@@ -418,20 +484,53 @@ impl Shared {
     ) -> Option<(u32, usize)> {
         let cfg = self.published();
         // Only the top-down algorithms' scans are recorded.
-        let hint = |s: &Self| memo.map_or(Hint::NONE, |m| m.hint(s, hashes));
+        let hint = match (memo, cfg.algorithm) {
+            (Some(m), LpmAlgorithm::LongestFirst | LpmAlgorithm::TwoStage) => m.hint(self, hashes),
+            _ => Hint::NONE,
+        };
+        self.lookup_hinted::<T>(cfg, hashes, n, hint, tr)
+    }
+
+    /// The longest matching real prefix (entry, depth) under `cfg`, the top-down algorithms
+    /// starting from `hint` (binary search ignores it), the root prefix when nothing deeper
+    /// matches.
+    #[inline(always)]
+    fn lookup_hinted<const T: bool>(
+        &self,
+        cfg: Published,
+        hashes: &PrefixHashes,
+        n: usize,
+        hint: Hint,
+        tr: &mut LookupTrace,
+    ) -> Option<(u32, usize)> {
         let hit = match cfg.algorithm {
             LpmAlgorithm::LongestFirst => {
-                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint(self), tr)
+                self.longest_first::<T>(hashes, n.min(usize::from(cfg.k)), hint, tr)
             }
-            LpmAlgorithm::TwoStage => {
-                self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint(self), tr)
-            }
+            LpmAlgorithm::TwoStage => self.two_stage::<T>(hashes, n, usize::from(cfg.m), hint, tr),
             LpmAlgorithm::BinarySearch => self.binary::<T>(hashes, n, cfg.d, tr),
         };
-        hit.or_else(|| {
-            let r = self.root.load(Ordering::Acquire);
-            (r & ROOT_VALID != 0).then_some((r as u32, 0))
-        })
+        hit.or_else(|| self.root_hit())
+    }
+
+    /// The root prefix `/` as a match (entry, depth 0), if it has a real entry.
+    #[inline(always)]
+    fn root_hit(&self) -> Option<(u32, usize)> {
+        let r = self.root.load(Ordering::Acquire);
+        (r & ROOT_VALID != 0).then_some((r as u32, 0))
+    }
+
+    /// Two-stage's stage 2 as the untraced lookup runs it, ending at the root like the walk.
+    fn stage2_from(
+        &self,
+        hashes: &PrefixHashes,
+        start: usize,
+        m: usize,
+        at_m: Option<u32>,
+    ) -> Option<(u32, usize)> {
+        let mut tr = LookupTrace::default();
+        self.stage2::<false>(hashes, start, m, at_m, &mut tr)
+            .or_else(|| self.root_hit())
     }
 
     /// One probe at depth `level`: the entry answering for that prefix in a wanted role.
@@ -611,6 +710,56 @@ pub(crate) mod tests {
         let mut out = PrefixHashes::default();
         h.hash_prefixes(Name::from_uri(uri).unwrap().as_ref(), &mut out);
         out
+    }
+
+    /// A lookup after the speculative scan starts from the scan's first candidate
+    /// (`scanned_match`): a real prefix at the scanned depth, and two-stage's restarts at M from
+    /// a real entry (MD deeper) or a virtual one, give the walk's answer (`lookup_traced` ignores
+    /// the memo). The scanned depths are pinned, so each case is known to take the shortcut.
+    #[test]
+    fn lookup_from_the_scanned_candidate_matches_the_walk() {
+        let hasher = NameHasher::new([5; 16], SipVariant::Sip13);
+        let prefixes = ["/a/b", "/a/b/c/d", "/x", "/x/y/z", "/p/q"];
+        // (name, depth the scan stops at under longest-first / two-stage with M = 2, answer)
+        let cases = [
+            ("/a/b/c/d/e", 4, 2, Some(4)),
+            ("/a/b/c", 2, 2, Some(2)),
+            ("/x/y/z/w", 3, 2, Some(3)),
+            ("/x/y/q", 1, 2, Some(1)),
+            ("/p/q/r", 2, 2, Some(2)),
+            ("/q/r", 0, 0, None),
+        ];
+        for algorithm in [LpmAlgorithm::LongestFirst, LpmAlgorithm::TwoStage] {
+            let cfg = FibConfig {
+                capacity: 256,
+                load_factor: 4,
+                max_entries: 1 << 12,
+                max_nexthop_sets: 1 << 8,
+                lpm: LpmConfig { algorithm, m: 2 },
+            };
+            let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
+            for (face, uri) in (1..).zip(prefixes) {
+                let name = Name::from_uri(uri).unwrap();
+                w.set(name.as_ref(), &[NextHop { face, cost: 0 }], 0)
+                    .unwrap();
+            }
+            let r = w.handle().reader();
+            for (uri, lf_depth, ts_depth, want) in cases {
+                let h = hashes_of(&hasher, uri);
+                let walk = r.lookup_traced(&h).0.map(|m| (m.depth(), m.entry()));
+                assert_eq!(walk.map(|(d, _)| d), want, "{uri} {algorithm:?}");
+                r.prefetch_entries(&h);
+                let hint = r.memo.hint(&r.shared, &h);
+                let scanned = match algorithm {
+                    LpmAlgorithm::LongestFirst => lf_depth,
+                    _ => ts_depth,
+                };
+                assert_eq!(hint.depth, scanned, "{uri} {algorithm:?}");
+                assert_eq!(hint.first.is_some(), scanned > 0, "{uri} {algorithm:?}");
+                let got = r.lookup(&h).map(|m| (m.depth(), m.entry()));
+                assert_eq!(got, walk, "{uri} {algorithm:?}");
+            }
+        }
     }
 
     /// Every prefix of this FIB lies within each algorithm's probe plan, so the entry a lookup

@@ -103,11 +103,17 @@ impl Memo {
         self.next.set(at ^ 1);
     }
 
-    /// The hint recorded for the name of `hashes`, if the FIB has not changed since.
+    /// The hint recorded for the name of `hashes`, if the FIB has not changed since. The older
+    /// slot is tried first: the engine looks packet `i` up after speculating on packet `i + 1`,
+    /// so packet `i`'s scan is the older of the two.
     #[inline(always)]
     pub fn hint(&self, shared: &Shared, hashes: &PrefixHashes) -> Hint {
         let n = hashes.components();
-        for slot in &self.slots {
+        let older = self.next.get() & 1;
+        for at in [older, older ^ 1] {
+            let Some(slot) = self.slots.get(at) else {
+                continue;
+            };
             let e = slot.get();
             if e.n == n && e.gen != EMPTY && Some(e.key) == hashes.get(n) {
                 // Seqlock validation: the scan's bucket reads come before this load.
