@@ -92,7 +92,8 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
             "Pinned (`--pin`): the forwarder alone on CPU {}, the consumer and the producer on \
              CPU(s) {}; the self-tests are not pinned (the generator's ceiling with the whole \
              machine).\n",
-            p.get("forwarder_cpu").map_or("?".into(), ToString::to_string),
+            p.get("forwarder_cpu")
+                .map_or("?".into(), ToString::to_string),
             p.get("generator_cpus")
                 .and_then(|c| c.as_str())
                 .unwrap_or("?"),

@@ -118,7 +118,9 @@ impl Mapping {
     fn write_record(&self, off: usize, len: u32, parts: [&[u8]; 2]) {
         let [a, b] = parts;
         assert!(a.len() + b.len() == len as usize);
-        assert!(off.checked_add(4 + len as usize).is_some_and(|e| e <= self.len));
+        assert!(off
+            .checked_add(4 + len as usize)
+            .is_some_and(|e| e <= self.len));
         // SAFETY: the three destination ranges are consecutive and together inside the
         // mapping (asserted); the sources are private memory of this process.
         unsafe {

@@ -78,7 +78,10 @@ impl E2eArgs {
         if n < 2 {
             return Err("--pin needs at least 2 CPUs".into());
         }
-        let generator = (0..n - 1).map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+        let generator = (0..n - 1)
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
         Ok(Some(Pinning {
             forwarder: n - 1,
             generator,

@@ -1,0 +1,120 @@
+//! Tests of the FIB reader (a separate file to keep `reader.rs` readable).
+
+use super::*;
+use crate::{FibConfig, FibWriter, LpmConfig};
+use ndn_packet::{Name, NameHasher, SipVariant};
+
+/// Every prefix hash of the name `uri`.
+pub(crate) fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
+    let mut out = PrefixHashes::default();
+    h.hash_prefixes(Name::from_uri(uri).unwrap().as_ref(), &mut out);
+    out
+}
+
+/// A lookup after the speculative scan starts from the scan's first candidate
+/// (`scanned_match`): a real prefix at the scanned depth, and two-stage's restarts at M from
+/// a real entry (MD deeper) or a virtual one, give the walk's answer (`lookup_traced` ignores
+/// the memo). The scanned depths are pinned, so each case is known to take the shortcut.
+#[test]
+fn lookup_from_the_scanned_candidate_matches_the_walk() {
+    let hasher = NameHasher::new([5; 16], SipVariant::Sip13);
+    let prefixes = ["/a/b", "/a/b/c/d", "/x", "/x/y/z", "/p/q"];
+    // (name, depth the scan stops at under longest-first / two-stage with M = 2, answer)
+    let cases = [
+        ("/a/b/c/d/e", 4, 2, Some(4)),
+        ("/a/b/c", 2, 2, Some(2)),
+        ("/x/y/z/w", 3, 2, Some(3)),
+        ("/x/y/q", 1, 2, Some(1)),
+        ("/p/q/r", 2, 2, Some(2)),
+        ("/q/r", 0, 0, None),
+    ];
+    for algorithm in [LpmAlgorithm::LongestFirst, LpmAlgorithm::TwoStage] {
+        let cfg = FibConfig {
+            capacity: 256,
+            load_factor: 4,
+            max_entries: 1 << 12,
+            max_nexthop_sets: 1 << 8,
+            lpm: LpmConfig { algorithm, m: 2 },
+        };
+        let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
+        for (face, uri) in (1..).zip(prefixes) {
+            let name = Name::from_uri(uri).unwrap();
+            w.set(name.as_ref(), &[NextHop { face, cost: 0 }], 0)
+                .unwrap();
+        }
+        let r = w.handle().reader();
+        for (uri, lf_depth, ts_depth, want) in cases {
+            let h = hashes_of(&hasher, uri);
+            let walk = r.lookup_traced(&h).0.map(|m| (m.depth(), m.entry()));
+            assert_eq!(walk.map(|(d, _)| d), want, "{uri} {algorithm:?}");
+            r.prefetch_entries(&h);
+            let hint = r.memo.hint(&r.shared, &h);
+            let scanned = match algorithm {
+                LpmAlgorithm::LongestFirst => lf_depth,
+                _ => ts_depth,
+            };
+            assert_eq!(hint.depth, scanned, "{uri} {algorithm:?}");
+            assert_eq!(hint.first.is_some(), scanned > 0, "{uri} {algorithm:?}");
+            let got = r.lookup(&h).map(|m| (m.depth(), m.entry()));
+            assert_eq!(got, walk, "{uri} {algorithm:?}");
+        }
+    }
+}
+
+/// Every prefix of this FIB lies within each algorithm's probe plan, so the entry a lookup
+/// answers with must be among the speculatively prefetched candidates.
+#[test]
+fn candidates_include_the_entry_the_lookup_uses() {
+    let hasher = NameHasher::new([9; 16], SipVariant::Sip13);
+    for algorithm in [
+        LpmAlgorithm::LongestFirst,
+        LpmAlgorithm::TwoStage,
+        LpmAlgorithm::BinarySearch,
+    ] {
+        let cfg = FibConfig {
+            capacity: 256,
+            load_factor: 4,
+            max_entries: 1 << 12,
+            max_nexthop_sets: 1 << 8,
+            lpm: LpmConfig { algorithm, m: 3 },
+        };
+        let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
+        for (face, uri) in (1..).zip(["/a", "/a/b", "/a/b/c", "/x/y"]) {
+            let hop = [NextHop { face, cost: 0 }];
+            let name = Name::from_uri(uri).unwrap();
+            w.set(name.as_ref(), &hop, 0).unwrap();
+        }
+        let r = w.handle().reader();
+        for (uri, depth) in [("/a/b/c", 3), ("/a/b/q", 2), ("/x/y/z", 2), ("/a", 1)] {
+            let h = hashes_of(&hasher, uri);
+            let m = r.lookup(&h).unwrap();
+            assert_eq!(m.depth(), depth, "{uri} {algorithm:?}");
+            let mut seen = Vec::new();
+            r.shared
+                .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
+            assert!(seen.contains(&m.entry()), "{uri} {algorithm:?}: {seen:?}");
+        }
+        let mut seen = Vec::new();
+        let qrs = hashes_of(&hasher, "/q/r/s");
+        r.shared
+            .for_each_candidate(r.shared.published(), &qrs, |_, i| seen.push(i));
+        assert!(seen.is_empty(), "no prefix of /q/r/s is in the FIB");
+        // Top-down algorithms stop at the first bucket with a candidate: /a/b/c's entry is
+        // found at depth 3, so /a/b's and /a's buckets are not scanned.
+        let h = hashes_of(&hasher, "/a/b/c/d");
+        let hit = r.lookup(&h).unwrap().entry();
+        let mut seen = Vec::new();
+        r.shared
+            .for_each_candidate(r.shared.published(), &h, |_, i| seen.push(i));
+        if algorithm == LpmAlgorithm::BinarySearch {
+            assert!(seen.contains(&hit), "{algorithm:?}: {seen:?}");
+        } else {
+            assert_eq!(seen, vec![hit], "{algorithm:?}");
+        }
+        // The bucket prefetch plan is not cut: depths 3, 2, 1 (binary search: 2, then 1
+        // and 3).
+        let mut plan = Vec::new();
+        r.probe_plan(&h, &mut plan);
+        assert_eq!(plan.len(), 3, "{algorithm:?}");
+    }
+}
