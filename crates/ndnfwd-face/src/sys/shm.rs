@@ -592,4 +592,32 @@ mod tests {
         assert!(ShmRings::open(&fd).is_err());
         assert!(ShmRings::create(1000).is_err());
     }
+
+    proptest::proptest! {
+        /// Whatever a hostile peer writes into the ring and its head, reading never panics,
+        /// never returns a frame over the limit, and stops at the first inconsistency.
+        #[test]
+        fn hostile_ring_contents_never_panic(
+            words in proptest::collection::vec((0usize..MIN_RING / 4, proptest::num::u32::ANY), 0..64),
+            head in 0u64..(3 * MIN_RING as u64),
+            start in 0u64..(2 * MIN_RING as u64),
+        ) {
+            let (mut fwd, app) = pair();
+            for (at, w) in words {
+                app.map.write(app.tx.data + 4 * at, &w.to_le_bytes());
+            }
+            // Our reader may be anywhere in its lap (8-aligned, as its own steps keep it).
+            fwd.rx.pos = start & !7;
+            fwd.rx.seen = fwd.rx.pos;
+            app.map.word(app.tx.head).store(head, Ordering::Release);
+            let mut out = BytesMut::new();
+            for _ in 0..MIN_RING {
+                let before = out.len();
+                match fwd.recv(&mut out) {
+                    Ok(true) => proptest::prop_assert!(out.len() - before <= crate::MAX_FRAME_LEN),
+                    Ok(false) | Err(Corrupt) => break,
+                }
+            }
+        }
+    }
 }
