@@ -4,6 +4,29 @@ use super::*;
 use crate::{FibConfig, FibWriter, LpmConfig};
 use ndn_packet::{Name, NameHasher, SipVariant};
 
+/// A FIB of `uris` (face 1, 2... in order) for tests.
+pub(crate) fn small_fib(
+    h: &NameHasher,
+    algorithm: LpmAlgorithm,
+    m: u8,
+    uris: &[&str],
+) -> FibWriter {
+    let cfg = FibConfig {
+        capacity: 256,
+        load_factor: 4,
+        max_entries: 1 << 12,
+        max_nexthop_sets: 1 << 8,
+        lpm: LpmConfig { algorithm, m },
+    };
+    let mut w = FibWriter::new(cfg, h.clone()).unwrap();
+    for (face, uri) in (1..).zip(uris) {
+        let name = Name::from_uri(uri).unwrap();
+        w.set(name.as_ref(), &[NextHop { face, cost: 0 }], 0)
+            .unwrap();
+    }
+    w
+}
+
 /// Every prefix hash of the name `uri`.
 pub(crate) fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
     let mut out = PrefixHashes::default();
@@ -29,19 +52,7 @@ fn lookup_from_the_scanned_candidate_matches_the_walk() {
         ("/q/r", 0, 0, None),
     ];
     for algorithm in [LpmAlgorithm::LongestFirst, LpmAlgorithm::TwoStage] {
-        let cfg = FibConfig {
-            capacity: 256,
-            load_factor: 4,
-            max_entries: 1 << 12,
-            max_nexthop_sets: 1 << 8,
-            lpm: LpmConfig { algorithm, m: 2 },
-        };
-        let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
-        for (face, uri) in (1..).zip(prefixes) {
-            let name = Name::from_uri(uri).unwrap();
-            w.set(name.as_ref(), &[NextHop { face, cost: 0 }], 0)
-                .unwrap();
-        }
+        let w = small_fib(&hasher, algorithm, 2, &prefixes);
         let r = w.handle().reader();
         for (uri, lf_depth, ts_depth, want) in cases {
             let h = hashes_of(&hasher, uri);
@@ -71,19 +82,7 @@ fn candidates_include_the_entry_the_lookup_uses() {
         LpmAlgorithm::TwoStage,
         LpmAlgorithm::BinarySearch,
     ] {
-        let cfg = FibConfig {
-            capacity: 256,
-            load_factor: 4,
-            max_entries: 1 << 12,
-            max_nexthop_sets: 1 << 8,
-            lpm: LpmConfig { algorithm, m: 3 },
-        };
-        let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
-        for (face, uri) in (1..).zip(["/a", "/a/b", "/a/b/c", "/x/y"]) {
-            let hop = [NextHop { face, cost: 0 }];
-            let name = Name::from_uri(uri).unwrap();
-            w.set(name.as_ref(), &hop, 0).unwrap();
-        }
+        let w = small_fib(&hasher, algorithm, 3, &["/a", "/a/b", "/a/b/c", "/x/y"]);
         let r = w.handle().reader();
         for (uri, depth) in [("/a/b/c", 3), ("/a/b/q", 2), ("/x/y/z", 2), ("/a", 1)] {
             let h = hashes_of(&hasher, uri);

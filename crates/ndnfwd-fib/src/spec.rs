@@ -130,25 +130,12 @@ impl Memo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reader::tests::hashes_of;
-    use crate::{FibConfig, FibReader, FibWriter, LpmAlgorithm, LpmConfig, NextHop};
+    use crate::reader::tests::{hashes_of, small_fib};
+    use crate::{FibReader, FibWriter, LpmAlgorithm, NextHop};
     use ndn_packet::{Name, NameHasher, SipVariant};
 
     fn fib(h: &NameHasher, algorithm: LpmAlgorithm, uris: &[&str]) -> FibWriter {
-        let cfg = FibConfig {
-            capacity: 256,
-            load_factor: 4,
-            max_entries: 1 << 12,
-            max_nexthop_sets: 1 << 8,
-            lpm: LpmConfig { algorithm, m: 2 },
-        };
-        let mut w = FibWriter::new(cfg, h.clone()).unwrap();
-        for uri in uris {
-            let name = Name::from_uri(uri).unwrap();
-            w.set(name.as_ref(), &[NextHop { face: 1, cost: 0 }], 0)
-                .unwrap();
-        }
-        w
+        small_fib(h, algorithm, 2, uris)
     }
 
     fn hint(r: &FibReader, h: &PrefixHashes) -> (usize, Option<u32>) {

@@ -179,6 +179,23 @@ impl FaceTable {
         persistency: Persistency,
         now: u64,
     ) -> Option<FaceId> {
+        let (slot, id) = self.add_local(remote, local, persistency, now, |id| {
+            Endpoint::Shm(ShmEndpoint::new(sock, rings, id))
+        })?;
+        self.shm.push(slot);
+        Some(id)
+    }
+
+    /// Makes a point-to-point face on a new endpoint (`make` builds it for the face's id):
+    /// a stream or shared-memory peer. Returns the endpoint's slot and the face.
+    fn add_local(
+        &mut self,
+        remote: FaceUri,
+        local: FaceUri,
+        persistency: Persistency,
+        now: u64,
+        make: impl FnOnce(FaceId) -> Endpoint,
+    ) -> Option<(usize, FaceId)> {
         let slot = self.reserve_slot();
         let nf = NewFace {
             endpoint: slot,
@@ -193,10 +210,8 @@ impl FaceTable {
             self.release_slot(slot);
             return None;
         };
-        let ep = ShmEndpoint::new(sock, rings, id);
-        self.install(slot, id, Endpoint::Shm(ep)).ok()?;
-        self.shm.push(slot);
-        Some(id)
+        self.install(slot, id, make(id)).ok()?;
+        Some((slot, id))
     }
 
     /// Opens a shared-memory face to a forwarder listening at `path` (see
@@ -238,24 +253,9 @@ impl FaceTable {
             let size = self.faces.cfg.socket_buffer;
             let _ = sys::set_buffer_sizes(u.as_fd(), size, size);
         }
-        let slot = self.reserve_slot();
-        let nf = NewFace {
-            endpoint: slot,
-            remote,
-            local,
-            persistency,
-            link_type: LinkType::PointToPoint,
-            mtu: None,
-            dest: None,
-        };
-        let Some(id) = self.faces.create(nf, now) else {
-            self.release_slot(slot);
-            return None;
-        };
-        let ep = StreamEndpoint::new(sock, id, crate::MAX_FRAME_LEN);
-        self.install(slot, id, Endpoint::Stream(ep))
-            .ok()
-            .map(|()| id)
+        let make = |id| Endpoint::Stream(StreamEndpoint::new(sock, id, crate::MAX_FRAME_LEN));
+        self.add_local(remote, local, persistency, now, make)
+            .map(|(_, id)| id)
     }
 
     /// Opens a TCP face to `remote`, waiting up to the configured connect timeout.
