@@ -89,8 +89,12 @@ fn wait_status(addr: &str, secs: u64, what: &str, check: impl Fn(&serde_json::Va
 
 /// `ndnfwd ctl --connect unix://<sock> args...` (killed after 20 s): exit code, stdout, stderr.
 fn ctl(sock: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let uri = unix_uri(sock);
-    let all = ["ctl", "--connect", &uri]
+    ctl_uri(&unix_uri(sock), args)
+}
+
+/// `ndnfwd ctl --connect <uri> args...`, as [`ctl`].
+fn ctl_uri(uri: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let all = ["ctl", "--connect", uri]
         .into_iter()
         .chain(args.iter().copied());
     run("ctl", all, 20)
@@ -330,6 +334,15 @@ fn ctl_failures_have_exit_codes() {
     let (code, _, err) = ctl(&sock, &["face", "create", "udp4://999.1.1.1:6363"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("faces/create failed: 4"), "{err}");
+    // Shared-memory faces are made by the app connecting, never toward a peer.
+    let shm = format!("shm://{}", dir.path("nfd-shm.sock").display());
+    let (code, _, err) = ctl(&sock, &["face", "create", &shm]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("406"), "{err}");
+    // ...while ctl itself can talk over one.
+    let (code, out, err) = ctl_uri(&shm, &["status"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.is_empty());
     // Bad arguments: exit 2, checked before connecting.
     let nowhere = PathBuf::from("/nonexistent/ndnfwd.sock");
     let (code, _, err) = ctl(&nowhere, &["route", "add", "x", "1"]);
