@@ -200,3 +200,34 @@ fn listener_limit_and_foreign_peers_are_refused_cleanly() {
         "{ev:?}"
     );
 }
+
+#[test]
+fn busy_rings_take_turns() {
+    let dir = TempDir::new("shm-turns");
+    let path = dir.0.join("shm.sock");
+    let (mut fwd, f1, mut app1, a1) = pair(FaceTableConfig::default(), &path);
+    let mut app2 = FaceTable::new(FaceIdAllocator::default(), FaceTableConfig::default()).unwrap();
+    let p = path.clone();
+    let joined = std::thread::spawn(move || {
+        let a2 = app2.connect_shm(&p, Persistency::Persistent).unwrap();
+        (app2, a2)
+    });
+    let f2 = accepted(&mut fwd);
+    let (mut app2, a2) = joined.join().unwrap();
+    let burst = |face| -> Vec<_> {
+        (0..200u32)
+            .map(|i| tx(face, PacketKind::Interest, interest(i, 0)))
+            .collect()
+    };
+    assert_eq!(app1.send_burst(burst(a1)), 200);
+    assert_eq!(app2.send_burst(burst(a2)), 200);
+    // Bursts of 64 from two full rings: within two bursts both faces are served.
+    let mut out = Vec::new();
+    fwd.recv_burst(0, &mut out, 64);
+    fwd.recv_burst(0, &mut out, 64);
+    assert!(out.iter().any(|p| p.face == f1) && out.iter().any(|p| p.face == f2));
+    assert_eq!(
+        recv_n(&mut fwd, 400 - out.len(), 100).len(),
+        400 - out.len()
+    );
+}

@@ -553,9 +553,11 @@ impl FaceTable {
             }
         }
         self.ready = ready;
+        // Rings in turn from a rotating start, so a busy one cannot starve the others.
         let before = out.len();
-        for k in 0..self.shm.len() {
-            if let Some(&slot) = self.shm.get(k) {
+        let n = self.shm.len();
+        for k in 0..n {
+            if let Some(&slot) = self.shm.get((k + self.rr) % n) {
                 self.recv_ring(slot, now, out, limit);
             }
         }
