@@ -97,19 +97,9 @@ impl ShmEndpoint {
             // Copy a run of frames into the arena, then split the run off once and slice the
             // frames from it: one reference-count set-up per run, not per frame.
             let mut lens = [0usize; RUN];
-            let mut n = 0;
-            let mut got = Ok(true);
-            while n < room && self.arena.capacity() - self.arena.len() >= crate::MAX_FRAME_LEN {
-                let before = self.arena.len();
-                got = self.rings.recv(&mut self.arena);
-                if got != Ok(true) {
-                    break;
-                }
-                if let Some(l) = lens.get_mut(n) {
-                    *l = self.arena.len() - before;
-                }
-                n += 1;
-            }
+            let (n, got) = self
+                .rings
+                .recv_run(&mut self.arena, lens.get_mut(..room).unwrap_or_default());
             if n > 0 {
                 let run = self.arena.split().freeze();
                 let mut at = 0;
