@@ -139,7 +139,10 @@ fn put_short(buf: &mut [u8; TOKEN_HEAD_MAX], pos: usize, v: usize) -> usize {
 /// The head of the frame nearly every packet is sent in: an LpPacket holding only a PitToken
 /// and the Fragment of `payload_len` bytes. Byte for byte what [`write_head`] writes for the
 /// same fields, built on the stack from fixed-size copies. Returns the head length, or `None`
-/// (nothing written) for an empty token or a payload over `TOKEN_HEAD_PAYLOAD_MAX`.
+/// (nothing written) for an empty token or a payload over `TOKEN_HEAD_PAYLOAD_MAX`. Inlined
+/// into its one caller whatever codegen unit holds it: the fixed-size copies only pay off
+/// there.
+#[inline]
 pub(crate) fn write_token_head(
     out: &mut Vec<u8>,
     token: &LpToken,

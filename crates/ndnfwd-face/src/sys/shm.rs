@@ -279,7 +279,33 @@ impl ShmRings {
         }
     }
 
+    /// Copies received frames to the end of `out` while `lens` has room for one more length
+    /// and `out` has spare capacity for a maximal frame; each frame's length goes to `lens`.
+    /// Returns how many frames were copied, and `Ok(false)` when it stopped at an empty ring
+    /// (`Ok(true)`: it stopped at a limit). One call per run of frames, the per-frame step
+    /// inlined into its loop.
+    pub(crate) fn recv_run(
+        &mut self,
+        out: &mut BytesMut,
+        lens: &mut [usize],
+    ) -> (usize, Result<bool, Corrupt>) {
+        let mut n = 0;
+        for l in lens {
+            if out.capacity() - out.len() < crate::MAX_FRAME_LEN {
+                break;
+            }
+            let before = out.len();
+            match self.recv(out) {
+                Ok(true) => *l = out.len() - before,
+                other => return (n, other),
+            }
+            n += 1;
+        }
+        (n, Ok(true))
+    }
+
     /// Copies the next received frame to the end of `out`. `Ok(false)` when the ring is empty.
+    #[inline(always)]
     pub(crate) fn recv(&mut self, out: &mut BytesMut) -> Result<bool, Corrupt> {
         loop {
             if self.rx.pos == self.rx.seen {

@@ -640,12 +640,20 @@ impl FaceTable {
                 continue;
             }
             accepted += 1;
-            let Some(q) = self
-                .endpoints
-                .get_mut(f.endpoint)
-                .and_then(Option::as_mut)
-                .and_then(Endpoint::queue)
-            else {
+            let Some(ep) = self.endpoints.get_mut(f.endpoint).and_then(Option::as_mut) else {
+                continue;
+            };
+            // A shared-memory face writes into its ring at once: no queue to fill and drain.
+            if let Endpoint::Shm(s) = ep {
+                for frame in &self.frames {
+                    if s.push(&self.heads, frame, &f.counters) {
+                        self.touched.push(f.endpoint);
+                    }
+                }
+                self.frames.clear();
+                continue;
+            }
+            let Some(q) = ep.queue() else {
                 continue;
             };
             if q.is_empty() {
@@ -683,10 +691,7 @@ impl FaceTable {
                 let counters = self.faces.map.get(&s.face).map(|f| &*f.counters);
                 s.flush(&self.heads, counters, self.faces.cfg.stream_backlog)
             }
-            Some(Endpoint::Shm(s)) => {
-                let counters = self.faces.map.get(&s.face).map(|f| &*f.counters);
-                s.flush(&self.heads, counters)
-            }
+            Some(Endpoint::Shm(s)) => s.flush(),
             _ => Status::Open,
         };
         match status {

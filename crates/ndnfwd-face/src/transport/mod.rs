@@ -61,13 +61,13 @@ impl Endpoint {
         }
     }
 
-    /// Frames queued for sending.
+    /// Frames queued for sending (a shared-memory face has no queue: see
+    /// [`ShmEndpoint::push`]).
     pub(crate) fn queue(&mut self) -> Option<&mut Vec<Queued>> {
         match self {
-            Self::Listener(_) => None,
             Self::Stream(s) => Some(&mut s.queue),
             Self::Datagram(d) => Some(&mut d.queue),
-            Self::Shm(s) => Some(&mut s.queue),
+            Self::Listener(_) | Self::Shm(_) => None,
         }
     }
 }

@@ -7,8 +7,9 @@
 //! never fragmented); only the transport differs, so a frame costs two copies and no system
 //! call while both sides are busy. Receive copies each frame into a 64 KiB arena and splits it
 //! off (one allocation per arena, not per packet). Send writes the LP head and the packet into
-//! the ring; when the ring is full the frame is dropped and counted (`tx_queue_full`), as a
-//! datagram face would.
+//! the ring as soon as it is encoded (no send queue: a frame is pushed straight from the
+//! encoder's output) and the burst is published once at its end; when the ring is full the
+//! frame is dropped and counted (`tx_queue_full`), as a datagram face would.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -17,9 +18,10 @@ use std::os::unix::net::UnixStream;
 use bytes::BytesMut;
 use ndn_packet::{FaceId, RxPacket};
 
-use super::{Queued, Status};
+use super::Status;
 use crate::counters::{DropReason, FaceCounters};
 use crate::info::DownReason;
+use crate::link::Frame;
 use crate::sys::ShmRings;
 use crate::table::Faces;
 
@@ -35,7 +37,10 @@ pub(crate) struct ShmEndpoint {
     rings: ShmRings,
     pub(crate) face: FaceId,
     arena: BytesMut,
-    pub(crate) queue: Vec<Queued>,
+    /// Frames were pushed since the last [`ShmEndpoint::flush`] (the table flushes it once).
+    pending: bool,
+    /// The ring was found corrupt while pushing: nothing more is pushed, the flush reports it.
+    broken: bool,
 }
 
 impl ShmEndpoint {
@@ -46,7 +51,8 @@ impl ShmEndpoint {
             rings,
             face,
             arena: BytesMut::new(),
-            queue: Vec::new(),
+            pending: false,
+            broken: false,
         }
     }
 
@@ -91,19 +97,9 @@ impl ShmEndpoint {
             // Copy a run of frames into the arena, then split the run off once and slice the
             // frames from it: one reference-count set-up per run, not per frame.
             let mut lens = [0usize; RUN];
-            let mut n = 0;
-            let mut got = Ok(true);
-            while n < room && self.arena.capacity() - self.arena.len() >= crate::MAX_FRAME_LEN {
-                let before = self.arena.len();
-                got = self.rings.recv(&mut self.arena);
-                if got != Ok(true) {
-                    break;
-                }
-                if let Some(l) = lens.get_mut(n) {
-                    *l = self.arena.len() - before;
-                }
-                n += 1;
-            }
+            let (n, got) = self
+                .rings
+                .recv_run(&mut self.arena, lens.get_mut(..room).unwrap_or_default());
             if n > 0 {
                 let run = self.arena.split().freeze();
                 let mut at = 0;
@@ -129,30 +125,34 @@ impl ShmEndpoint {
         (Status::Open, false)
     }
 
-    /// Writes the queued frames (`heads` holds their LP heads) into the ring and wakes the
-    /// peer if it sleeps. Frames that do not fit are dropped (`tx_queue_full`).
-    pub(crate) fn flush(&mut self, heads: &[u8], counters: Option<&FaceCounters>) -> Status {
-        let mut status = Status::Open;
-        for q in self.queue.drain(..) {
-            let head = heads.get(q.frame.head.clone()).unwrap_or_default();
-            match self.rings.push([head, &q.frame.body]) {
+    /// Writes one encoded frame (`heads` holds its LP head) into the ring, not yet visible to
+    /// the peer. True when it is the first frame since the last flush: the caller then flushes
+    /// the endpoint at the end of its burst. A frame that does not fit is dropped
+    /// (`tx_queue_full`).
+    pub(crate) fn push(&mut self, heads: &[u8], frame: &Frame, counters: &FaceCounters) -> bool {
+        let first = !self.pending;
+        self.pending = true;
+        if !self.broken {
+            let head = heads.get(frame.head.clone()).unwrap_or_default();
+            match self.rings.push([head, &frame.body]) {
                 Ok(true) => {}
-                Ok(false) => {
-                    if let Some(c) = counters {
-                        c.drop(DropReason::TxQueueFull);
-                    }
-                }
-                Err(_) => {
-                    status = Status::Down(DownReason::BadFraming);
-                    break;
-                }
+                Ok(false) => counters.drop(DropReason::TxQueueFull),
+                Err(_) => self.broken = true,
             }
         }
-        self.queue.clear();
-        if status == Status::Open && self.rings.publish() {
-            status = self.ring_doorbell();
+        first
+    }
+
+    /// Publishes the frames pushed since the last flush and wakes the peer if it sleeps.
+    pub(crate) fn flush(&mut self) -> Status {
+        self.pending = false;
+        if self.broken {
+            return Status::Down(DownReason::BadFraming);
         }
-        status
+        if self.rings.publish() {
+            return self.ring_doorbell();
+        }
+        Status::Open
     }
 
     fn ring_doorbell(&self) -> Status {
