@@ -406,10 +406,18 @@ impl FibReader {
 }
 
 impl Shared {
-    /// The published configuration, as a lookup reads it.
+    /// The published configuration, as a lookup reads it. Binary search over a FIB at most two
+    /// components deep is longest-first: its search probes depth `min(n, 2)`, then 1 after a
+    /// miss, and no prefix that shallow needs a marker (a marker stands where a search turns
+    /// towards a deeper real prefix), so the top-down walk and its speculation memo run it,
+    /// with the same probes (at most `d`) and answers.
     #[inline(always)]
     fn published(&self) -> Published {
-        Published::unpack(self.config.load(Ordering::Acquire))
+        let mut cfg = Published::unpack(self.config.load(Ordering::Acquire));
+        if cfg.algorithm == LpmAlgorithm::BinarySearch && cfg.k <= 2 {
+            cfg.algorithm = LpmAlgorithm::LongestFirst;
+        }
+        cfg
     }
 
     /// Calls `f` with each depth of `cfg`'s probe plan and its table hash. For longest-first
