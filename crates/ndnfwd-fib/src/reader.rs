@@ -406,18 +406,10 @@ impl FibReader {
 }
 
 impl Shared {
-    /// The published configuration, as a lookup reads it. Binary search over a FIB at most two
-    /// components deep is longest-first: its search probes depth `min(n, 2)`, then 1 after a
-    /// miss, and no prefix that shallow needs a marker (a marker stands where a search turns
-    /// towards a deeper real prefix), so the top-down walk and its speculation memo run it,
-    /// with the same probes (at most `d`) and answers.
+    /// The configuration a lookup runs ([`Published::walk`] of the published one).
     #[inline(always)]
     fn published(&self) -> Published {
-        let mut cfg = Published::unpack(self.config.load(Ordering::Acquire));
-        if cfg.algorithm == LpmAlgorithm::BinarySearch && cfg.k <= 2 {
-            cfg.algorithm = LpmAlgorithm::LongestFirst;
-        }
-        cfg
+        Published::unpack_walk(self.config.load(Ordering::Acquire))
     }
 
     /// Calls `f` with each depth of `cfg`'s probe plan and its table hash. For longest-first
