@@ -156,7 +156,8 @@ impl FibHandle {
             .load(Ordering::Relaxed)
     }
 
-    /// The algorithm readers currently run.
+    /// The configured algorithm (binary search over a FIB at most two components deep is run as
+    /// longest-first, the same probes: see the crate README).
     pub fn algorithm(&self) -> LpmAlgorithm {
         Published::unpack(self.shared.config.load(Ordering::Acquire)).algorithm
     }
