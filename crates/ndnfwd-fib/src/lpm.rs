@@ -65,18 +65,50 @@ pub(crate) struct Published {
 }
 
 impl Published {
+    /// The word: the algorithm readers run (see [`Published::walk`]), M, d and k a byte each,
+    /// then the published algorithm (readers decode the low byte, as cheaply as before).
     pub(crate) fn pack(self) -> u64 {
-        let a = match self.algorithm {
+        let code = |a| match a {
             LpmAlgorithm::LongestFirst => 0u64,
             LpmAlgorithm::TwoStage => 1,
             LpmAlgorithm::BinarySearch => 2,
         };
-        a | u64::from(self.m) << 8 | u64::from(self.d) << 16 | u64::from(self.k) << 24
+        code(self.walk().algorithm)
+            | u64::from(self.m) << 8
+            | u64::from(self.d) << 16
+            | u64::from(self.k) << 24
+            | code(self.algorithm) << 32
+    }
+
+    /// The configuration readers run: binary search over a FIB at most two components deep is
+    /// longest-first. Its search probes depth `min(n, 2)`, then 1 after a miss, exactly
+    /// longest-first's probes, and no prefix that shallow needs a marker (a marker stands where
+    /// a search turns towards a deeper real prefix), so the top-down walk and its speculation
+    /// memo run it, with the same probes (at most `d`) and answers.
+    pub(crate) fn walk(self) -> Self {
+        let mut p = self;
+        if p.algorithm == LpmAlgorithm::BinarySearch && p.k <= 2 {
+            p.algorithm = LpmAlgorithm::LongestFirst;
+        }
+        p
+    }
+
+    /// The configuration as published (the writer's view).
+    #[inline(always)]
+    pub(crate) fn unpack(w: u64) -> Self {
+        Self::decode(w, 32)
+    }
+
+    /// The configuration readers run, [`Published::walk`] of the published one, decoded from
+    /// its own byte (no more work per lookup than [`Published::unpack`]).
+    #[inline(always)]
+    pub(crate) fn unpack_walk(w: u64) -> Self {
+        Self::decode(w, 0)
     }
 
     #[inline(always)]
-    pub(crate) fn unpack(w: u64) -> Self {
-        let algorithm = match w & 0xff {
+    fn decode(w: u64, at: u32) -> Self {
+        let algorithm = match (w >> at) & 0xff {
             0 => LpmAlgorithm::LongestFirst,
             1 => LpmAlgorithm::TwoStage,
             _ => LpmAlgorithm::BinarySearch,
@@ -185,6 +217,24 @@ mod tests {
                 k: 126,
             };
             assert_eq!(Published::unpack(p.pack()), p);
+            assert_eq!(Published::unpack_walk(p.pack()), p);
+            for k in [0, 1, 2] {
+                let p = Published { k, d: 2, ..p };
+                let walk = Published::unpack_walk(p.pack());
+                assert_eq!(Published::unpack(p.pack()), p);
+                let lf = algorithm == LpmAlgorithm::BinarySearch;
+                assert_eq!(
+                    walk.algorithm == LpmAlgorithm::LongestFirst,
+                    lf || algorithm == LpmAlgorithm::LongestFirst
+                );
+                assert_eq!(
+                    walk,
+                    Published {
+                        algorithm: walk.algorithm,
+                        ..p
+                    }
+                );
+            }
         }
     }
 

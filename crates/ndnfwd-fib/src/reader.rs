@@ -156,7 +156,8 @@ impl FibHandle {
             .load(Ordering::Relaxed)
     }
 
-    /// The algorithm readers currently run.
+    /// The configured algorithm (binary search over a FIB at most two components deep is run as
+    /// longest-first, the same probes: see the crate README).
     pub fn algorithm(&self) -> LpmAlgorithm {
         Published::unpack(self.shared.config.load(Ordering::Acquire)).algorithm
     }
@@ -406,10 +407,10 @@ impl FibReader {
 }
 
 impl Shared {
-    /// The published configuration, as a lookup reads it.
+    /// The configuration a lookup runs ([`Published::walk`] of the published one).
     #[inline(always)]
     fn published(&self) -> Published {
-        Published::unpack(self.config.load(Ordering::Acquire))
+        Published::unpack_walk(self.config.load(Ordering::Acquire))
     }
 
     /// Calls `f` with each depth of `cfg`'s probe plan and its table hash. For longest-first

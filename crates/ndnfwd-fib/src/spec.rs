@@ -185,12 +185,32 @@ mod tests {
     }
 
     #[test]
-    fn binary_search_records_nothing() {
+    fn binary_search_over_two_levels_runs_top_down() {
         let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
         let w = fib(&hasher, LpmAlgorithm::BinarySearch, &["/a", "/a/b"]);
         let r = w.handle().reader();
         let abcd = hashes_of(&hasher, "/a/b/c/d");
+        let (m, tr) = r.lookup_traced(&abcd);
+        // k = 2, tree of height 2: binary search's first probe is depth 2, as longest-first's.
+        assert_eq!((m.map(|m| m.depth()), tr.probes), (Some(2), 1));
+        let (a, tr) = r.lookup_traced(&hashes_of(&hasher, "/a/x/c"));
+        assert_eq!((a.map(|m| m.depth()), tr.probes), (Some(1), 2));
+        r.prefetch_entries(&abcd);
+        let ab = m.map(|m| m.entry());
+        assert_eq!(hint(&r, &abcd), (2, ab), "longest-first's scan");
+        assert_eq!(r.lookup(&abcd).map(|m| m.entry()), ab);
+    }
+
+    #[test]
+    fn binary_search_over_three_levels_records_nothing() {
+        let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
+        let w = fib(&hasher, LpmAlgorithm::BinarySearch, &["/a", "/a/b/c"]);
+        let r = w.handle().reader();
+        let abcd = hashes_of(&hasher, "/a/b/c/d");
         r.prefetch_entries(&abcd);
         assert_eq!(hint(&r, &abcd), (usize::MAX, None));
+        // The marker at /a/b sends the search to depth 3: two probes.
+        let (m, tr) = r.lookup_traced(&abcd);
+        assert_eq!((m.map(|m| m.depth()), tr.probes), (Some(3), 2));
     }
 }
