@@ -6,7 +6,7 @@
 //! The face carries NDNLPv2 frames exactly as a Unix stream face does (PIT tokens, Nacks,
 //! never fragmented); only the transport differs, so a frame costs two copies and no system
 //! call while both sides are busy. Receive copies each frame into a 64 KiB arena and splits it
-//! off (one allocation per arena, not per packet). Send writes the LP head and the packet into
+//! off (at most one allocation per arena, none when its frames are gone before it fills). Send writes the LP head and the packet into
 //! the ring as soon as it is encoded (no send queue: a frame is pushed straight from the
 //! encoder's output) and the burst is published once at its end; when the ring is full the
 //! frame is dropped and counted (`tx_queue_full`), as a datagram face would.
@@ -92,7 +92,9 @@ impl ShmEndpoint {
                 return (Status::Open, true);
             }
             if self.arena.capacity() - self.arena.len() < crate::MAX_FRAME_LEN {
-                self.arena = BytesMut::with_capacity(ARENA);
+                // The whole buffer comes back when every frame split from it is gone (no
+                // allocation, no fresh pages to fault in); otherwise a new one is made.
+                self.arena.reserve(ARENA);
             }
             // Copy a run of frames into the arena, then split the run off once and slice the
             // frames from it: one reference-count set-up per run, not per frame.
