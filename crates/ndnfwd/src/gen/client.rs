@@ -78,7 +78,13 @@ pub struct Client {
     pub rx: Vec<RxPacket>,
     tx: Vec<TxPacket>,
     epoch: Instant,
+    /// Whether the face is a shared-memory one (see [`Client::poll`]).
+    shm: bool,
 }
+
+/// How long an idle generator thread on a shared-memory face naps before it looks at its
+/// ring again (the kernel's timer slack adds about 50 us).
+const SHM_NAP: Duration = Duration::from_micros(20);
 
 impl Client {
     /// Opens the endpoint.
@@ -116,12 +122,20 @@ impl Client {
             }
         };
         let _ = table.drain_events().count();
+        let shm = matches!(
+            ep,
+            Endpoint::Connect {
+                remote: FaceUri::Shm(_),
+                ..
+            } | Endpoint::Listen(FaceUri::Shm(_))
+        );
         Ok(Self {
             table,
             face,
             rx: Vec::with_capacity(512),
             tx: Vec::with_capacity(512),
             epoch: Instant::now(),
+            shm,
         })
     }
 
@@ -147,11 +161,22 @@ impl Client {
 
     /// Waits up to `ms` for packets (0: just check) and appends them to `self.rx`; an error when
     /// the connected face is gone.
+    ///
+    /// On a shared-memory face an idle thread naps and looks again instead of sleeping until
+    /// a doorbell: waking a sleeping peer costs the forwarder a system call and a cross-CPU
+    /// wake-up per burst (15 % of its time at 800k exchanges/s), a nap costs only this thread
+    /// a timer. A benchmark generator should load the forwarder with forwarding, as
+    /// busy-polling memif clients do for NDN-DPDK.
     pub fn poll(&mut self, ms: i32) -> Result<(), String> {
-        if ms != 0 {
+        let now = || u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if ms != 0 && self.shm {
+            if self.table.recv_burst(now(), &mut self.rx, 512) == 0 {
+                std::thread::sleep(SHM_NAP);
+            }
+        } else if ms != 0 {
             let _ = self.table.wait(ms);
         }
-        let now = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let now = now();
         self.table.recv_burst(now, &mut self.rx, 512);
         self.table.tick(now);
         for ev in self.table.drain_events() {
