@@ -1,7 +1,7 @@
 //! Every syscall of the face layer, and all of its `unsafe`: batched datagram I/O
 //! (`recvmmsg`/`sendmmsg`), reads into a buffer's spare capacity, epoll, socket options std does
-//! not offer, AF_PACKET sockets, and the shared memory of shm faces. Each `unsafe` block states why it is sound; the rest of the
-//! crate sees only safe functions and types.
+//! not offer, AF_PACKET sockets, and the shared memory of shm faces. Each `unsafe` block states
+//! why it is sound; the rest of the crate sees only safe functions and types.
 
 mod addr;
 mod epoll;

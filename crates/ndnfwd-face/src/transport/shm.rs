@@ -5,10 +5,10 @@
 //!
 //! The face carries NDNLPv2 frames exactly as a Unix stream face does (PIT tokens, Nacks,
 //! never fragmented); only the transport differs, so a frame costs two copies and no system
-//! call while both sides are busy. Receive copies each frame into a 64 KiB arena and splits it
-//! off (at most one allocation per arena, none when its frames are gone before it fills). Send writes the LP head and the packet into
-//! the ring as soon as it is encoded (no send queue: a frame is pushed straight from the
-//! encoder's output) and the burst is published once at its end; when the ring is full the
+//! call while both sides are busy. Receive copies runs of frames into a 64 KiB arena and
+//! splits each run off once (at most one allocation per arena, none when its frames are gone
+//! before it fills). Send writes the LP head and the packet into the ring as soon as it is
+//! encoded (no send queue) and publishes the burst once at its end; when the ring is full the
 //! frame is dropped and counted (`tx_queue_full`), as a datagram face would.
 
 use std::io::{self, Read, Write};

@@ -1,9 +1,10 @@
 //! `ndnfwd bench e2e`: consumer -> forwarder -> producer through real faces, as processes on
-//! this host: ndnfwd's shared-memory faces, Unix sockets, UDP over loopback, and (as root) Ethernet across a veth pair between
-//! two network namespaces the benchmark makes and removes. The forwarder under test is a command
-//! line (`--forwarder`), so the same run can measure another forwarder side by side; the
-//! generator self-test connects the consumer straight to a listening producer (no forwarder),
-//! over each local face kind measured, to show the generator is not the limit. Prints one JSON object.
+//! this host: ndnfwd's shared-memory faces, Unix sockets, UDP over loopback, and (as root)
+//! Ethernet across a veth pair between two network namespaces the benchmark makes and removes.
+//! The forwarder under test is a command line (`--forwarder`), so the same run can measure
+//! another forwarder side by side; the generator self-test connects the consumer straight to a
+//! listening producer (no forwarder), over each local face kind measured, to show the generator
+//! is not the limit. Prints one JSON object.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -39,7 +40,8 @@ pub struct E2eArgs {
     #[arg(long, default_value_t = 128)]
     window: u32,
     /// Interests outstanding per consumer thread on lossless local faces (the shared-memory
-    /// and Unix rows and the self-tests), capped so that at most 1 MiB of Data payload is in flight (8 KB Data: 131).
+    /// and Unix rows and the self-tests), capped so that at most 1 MiB of Data payload is in
+    /// flight (8 KB Data: 131).
     /// A stream loses nothing, so this only has to be deep enough that neither the forwarder
     /// nor the generator waits on it: at 128, 100 B exchanges were window-bound at both ends;
     /// at 512, 8 KB ones made the generator itself slower (more memory in flight).
