@@ -99,12 +99,27 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
                 .unwrap_or("?"),
         );
     }
-    md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let rows = v["rows"].as_array().cloned().unwrap_or_default();
-    for x in &rows {
+    let rounds = v["rounds"].as_u64().unwrap_or(1);
+    if rounds > 1 {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "Every case ran in each of {rounds} rounds (all cases, then all again); a row is the \
+             round with the median rate (the lower of the middle two for an even count), and the \
+             last column lists every round's rate in round order.\n"
+        );
+    }
+    md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer | rounds' exchanges/s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let rows = v["rows"].as_array().cloned().unwrap_or_default();
+    for x in &rows {
+        let each: Vec<String> = x["rounds_data_per_sec"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|r| format!("{:.0}k", f(r) / 1e3))
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x["face"].as_str().unwrap_or("?"),
             x["payload"],
             x["path"].as_str().unwrap_or("?"),
@@ -122,15 +137,24 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
             us(&x["forwarder_us_per_exchange"]),
             us(&x["consumer_us_per_exchange"]),
             us(&x["producer_us_per_exchange"]),
+            if each.is_empty() {
+                "-".into()
+            } else {
+                each.join(", ")
+            },
         );
     }
     md.push('\n');
     for s in v["skipped"].as_array().cloned().unwrap_or_default() {
         let _ = writeln!(
             md,
-            "- skipped {} {} B: {}",
+            "- skipped {} {} B {}{}: {}",
             s["face"].as_str().unwrap_or("?"),
             s["payload"],
+            s["path"].as_str().unwrap_or("forwarder"),
+            s["round"]
+                .as_u64()
+                .map_or(String::new(), |r| format!(" (round {r})")),
             s["reason"].as_str().unwrap_or("?")
         );
     }

@@ -63,6 +63,11 @@ pub struct E2eArgs {
     /// generator can do with the whole machine.
     #[arg(long)]
     pin: bool,
+    /// Rounds: every case is measured this many times, one round of all cases after another,
+    /// and each row is the round with the median rate, listing every round's rate. On a
+    /// shared machine a single run can land in a slow minute.
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
 }
 
 /// CPUs of a pinned run: the forwarder's and the generators'.
@@ -457,23 +462,52 @@ fn self_test(a: &E2eArgs, face: &str, payload: usize) -> Result<Value, String> {
     Ok(row(a, &case, "self-test", &v, None, p1 - p0))
 }
 
+/// One case of a round: through the forwarder (with its UDP port) or the self-test.
+struct Planned<'a> {
+    case: Case<'a>,
+    port: Option<u16>,
+}
+
+impl Planned<'_> {
+    fn measure(&self, a: &E2eArgs) -> Result<Value, String> {
+        let c = &self.case;
+        match self.port {
+            Some(port) => through_forwarder(a, c, port),
+            None => self_test(a, c.face, c.payload),
+        }
+    }
+
+    fn path(&self) -> &'static str {
+        if self.port.is_some() {
+            "forwarder"
+        } else {
+            "self-test"
+        }
+    }
+}
+
+/// The row of the round with the median rate (the lower one of an even count), with every
+/// round's rate in `rounds_data_per_sec`.
+fn median_row(runs: &[Value]) -> Option<Value> {
+    let rate = |r: &Value| r["data_per_sec"].as_f64().unwrap_or(0.0);
+    let mut sorted: Vec<&Value> = runs.iter().collect();
+    sorted.sort_by(|x, y| rate(x).total_cmp(&rate(y)));
+    let mut row = (*sorted.get(sorted.len().checked_sub(1)? / 2)?).clone();
+    row["rounds_data_per_sec"] = runs.iter().map(rate).collect();
+    Some(row)
+}
+
 /// Runs every case; prints one JSON object.
 pub fn run(a: &E2eArgs) -> Result<(), String> {
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
+    let mut plan = Vec::new();
     let base_port = 20000 + (std::process::id() % 20000) as u16;
     for (k, face) in a.faces.iter().enumerate() {
         for (j, &payload) in a.payloads.iter().enumerate() {
-            let case = Case { face, payload };
-            let port = base_port + (k * 16 + j) as u16;
-            eprintln!("bench e2e: {face} {payload} B");
-            match through_forwarder(a, &case, port) {
-                Ok(r) => rows.push(r),
-                Err(why) => {
-                    eprintln!("bench e2e: skipped {face} {payload} B: {why}");
-                    skipped.push(json!({"face": face, "payload": payload, "reason": why}));
-                }
-            }
+            let port = Some(base_port + (k * 16 + j) as u16);
+            plan.push(Planned {
+                case: Case { face, payload },
+                port,
+            });
         }
     }
     let local: Vec<&str> = a
@@ -485,16 +519,30 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
     if !a.no_self_test {
         for &face in &local {
             for &payload in &a.payloads {
-                eprintln!("bench e2e: self-test {face} {payload} B");
-                match self_test(a, face, payload) {
-                    Ok(r) => rows.push(r),
-                    Err(why) => skipped.push(
-                        json!({"face": face, "path": "self-test", "payload": payload, "reason": why}),
-                    ),
+                plan.push(Planned {
+                    case: Case { face, payload },
+                    port: None,
+                });
+            }
+        }
+    }
+    let mut runs: Vec<Vec<Value>> = plan.iter().map(|_| Vec::new()).collect();
+    let mut skipped = Vec::new();
+    for round in 1..=a.rounds.max(1) {
+        for (p, got) in plan.iter().zip(&mut runs) {
+            let (face, payload, path) = (p.case.face, p.case.payload, p.path());
+            eprintln!("bench e2e: round {round}: {face} {payload} B {path}");
+            match p.measure(a) {
+                Ok(r) => got.push(r),
+                Err(why) => {
+                    eprintln!("bench e2e: skipped {face} {payload} B {path}: {why}");
+                    skipped.push(json!({"face": face, "path": path, "payload": payload,
+                                        "round": round, "reason": why}));
                 }
             }
         }
     }
+    let rows: Vec<Value> = runs.iter().filter_map(|r| median_row(r)).collect();
     let rate = |path: &str, face: &str, payload: usize| {
         rows.iter()
             .find(|r| r["path"] == path && r["face"] == face && r["payload"] == payload)
@@ -530,6 +578,7 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
         "duration_s": a.duration,
         "window": a.window,
         "stream_window": a.stream_window,
+        "rounds": a.rounds.max(1),
         "consumer_threads": a.threads,
         "pinned": a.pinning()?.map(|p| json!({"forwarder_cpu": p.forwarder, "generator_cpus": p.generator})),
         "producer_signing": a.sign,
@@ -539,4 +588,31 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
     });
     println!("{out}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(rates: &[f64]) -> Vec<Value> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(k, r)| json!({"round": k, "data_per_sec": r}))
+            .collect()
+    }
+
+    /// The median round's own row (not a blend of rounds), every rate in round order.
+    #[test]
+    fn median_row_keeps_the_median_round_and_lists_all() {
+        let m = median_row(&runs(&[900.0, 300.0, 600.0])).unwrap();
+        assert_eq!(m["round"], 2);
+        assert_eq!(m["rounds_data_per_sec"], json!([900.0, 300.0, 600.0]));
+        // Even count: the lower of the middle two.
+        let m = median_row(&runs(&[800.0, 100.0, 400.0, 500.0])).unwrap();
+        assert_eq!(m["round"], 2);
+        let one = median_row(&runs(&[5.0])).unwrap();
+        assert_eq!(one["round"], 0);
+        assert!(median_row(&[]).is_none());
+    }
 }
