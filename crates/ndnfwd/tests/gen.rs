@@ -1,8 +1,8 @@
 //! `ndnfwd gen` end to end on this host: weighted consumer patterns against per-pattern
 //! producer replies through the daemon over a Unix socket (Data, Nack, silence), fixed-rate
 //! mode, several consumer threads, both ends on shared-memory faces, and the self-test without
-//! a forwarder (null-signed Data) over Unix and shared memory. A few thousand exchanges at
-//! most; no timing assertions.
+//! a forwarder (null-signed Data) over Unix and shared memory, and `bench e2e` in rounds. A few
+//! thousand exchanges at most (`bench e2e`: a few seconds of traffic); no timing assertions.
 
 mod common;
 
@@ -206,4 +206,39 @@ fn self_test(scheme: &str) {
     assert_eq!(out.status.code(), Some(0), "{v}");
     assert_eq!(v["received"], 300);
     assert_eq!(v["content_bytes"], 300 * 50);
+}
+
+/// `bench e2e` end to end, briefly: every case of every round measured, the median round's row
+/// listing each round's rate, the self-test ratios computed, nothing skipped, nothing lost.
+#[test]
+fn bench_e2e_in_rounds() {
+    let out = Command::new(BIN)
+        .args(["bench", "e2e", "--faces", "shm,unix", "--payloads", "100"])
+        .args(["--duration", "0.3", "--rounds", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rounds"], 2);
+    assert_eq!(v["skipped"], serde_json::json!([]), "{v}");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{v}");
+    for r in rows {
+        let rounds = r["rounds_data_per_sec"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2, "{r}");
+        assert!(rounds.contains(&r["data_per_sec"]), "{r}");
+        assert!(r["received"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(r["received"], r["sent"], "{r}");
+        assert_eq!(r["timeouts"], 0, "{r}");
+    }
+    let ratios = v["self_test_ratios"].as_array().unwrap();
+    assert_eq!(ratios.len(), 2, "{v}");
+    assert!(ratios
+        .iter()
+        .all(|x| x["self_test_over_forwarder"].as_f64().unwrap() > 0.0));
 }
