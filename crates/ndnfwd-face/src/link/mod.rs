@@ -13,7 +13,8 @@
 //!
 //! Send ([`LinkService::encode`]): a packet without link fields that fits goes bare; otherwise
 //! an LpPacket head is written into a shared head buffer and the payload is referenced, never
-//! copied. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
+//! copied. Each frame goes to a [`FrameSink`] as it is made: a `Vec<Frame>` for transports that
+//! queue, or straight into a shared-memory ring. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
 //! FragIndex and FragCount, the other fields on the first fragment only (as NFD's fragmenter).
 //! A face without MTU (streams, including local app faces: python-ndn rejects fragments) never
 //! fragments.
@@ -51,6 +52,20 @@ impl Frame {
     /// True for an empty frame (never produced by `encode`).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// Where [`LinkService::encode`] puts each frame it makes, as soon as it is made.
+pub trait FrameSink {
+    /// Takes one frame: `heads[head] ++ body` (`heads` is the head buffer passed to `encode`).
+    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes);
+}
+
+/// Collects the frames, to be sent later.
+impl FrameSink for Vec<Frame> {
+    #[inline]
+    fn frame(&mut self, _heads: &[u8], head: Range<usize>, body: Bytes) {
+        self.push(Frame { head, body });
     }
 }
 
@@ -269,14 +284,15 @@ impl LinkService {
         })
     }
 
-    /// Encodes `pkt` into frames appended to `out`, writing LpPacket heads into `heads`; an
-    /// unfragmented packet moves its buffer into its frame (`pkt.wire` is left empty). Returns
-    /// false (and counts the drop) when the packet is invalid or cannot fit the MTU.
+    /// Encodes `pkt` into frames handed to `out` in order (a `Vec<Frame>` collects them),
+    /// writing LpPacket heads into `heads`; an unfragmented packet moves its buffer into its
+    /// frame (`pkt.wire` is left empty). Returns false (and counts the drop) when the packet is
+    /// invalid or cannot fit the MTU.
     pub fn encode(
         &mut self,
         pkt: &mut TxPacket,
         heads: &mut Vec<u8>,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) -> bool {
         let typ = single_tlv_type(&pkt.wire);
@@ -344,15 +360,12 @@ impl LinkService {
         heads: &[u8],
         start: usize,
         body: Bytes,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) {
-        let f = Frame {
-            head: start..heads.len(),
-            body,
-        };
-        counters.out_bytes(f.len());
-        out.push(f);
+        let head = start..heads.len();
+        counters.out_bytes(head.len() + body.len());
+        out.frame(heads, head, body);
     }
 
     /// Cuts `pkt` into fragments that each fit the MTU. False when the MTU cannot hold the
@@ -362,7 +375,7 @@ impl LinkService {
         pkt: &TxPacket,
         fields: &Fields<'_>,
         heads: &mut Vec<u8>,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) -> bool {
         let mtu = self.cfg.mtu.unwrap_or(0);
