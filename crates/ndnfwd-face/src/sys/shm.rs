@@ -358,7 +358,9 @@ impl ShmRings {
     }
 
     /// Appends one frame made of `parts` (not yet visible to the peer: see
-    /// [`ShmRings::publish`]). `Ok(false)` when the ring has no room for it.
+    /// [`ShmRings::publish`]). `Ok(false)` when the ring has no room for it. Inlined into the
+    /// send loop: a call per frame saved and restored six registers.
+    #[inline]
     pub(crate) fn push(&mut self, parts: [&[u8]; 2]) -> Result<bool, Corrupt> {
         let len = parts[0].len() + parts[1].len();
         let Ok(len32) = u32::try_from(len) else {
