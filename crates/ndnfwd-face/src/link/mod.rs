@@ -69,6 +69,28 @@ impl FrameSink for Vec<Frame> {
     }
 }
 
+/// Where [`LinkService::decode_into`] puts a whole received packet.
+pub trait PacketSink {
+    /// Takes one packet.
+    fn packet(&mut self, p: RxPacket);
+}
+
+/// Appends.
+impl PacketSink for Vec<RxPacket> {
+    #[inline]
+    fn packet(&mut self, p: RxPacket) {
+        self.push(p);
+    }
+}
+
+/// Holds the packet ([`LinkService::decode`]).
+impl PacketSink for Option<RxPacket> {
+    #[inline]
+    fn packet(&mut self, p: RxPacket) {
+        *self = Some(p);
+    }
+}
+
 /// Link service settings of one face (default: a stream face, no local fields).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LinkConfig {
@@ -177,6 +199,22 @@ impl LinkService {
         frame: Bytes,
         counters: &FaceCounters,
     ) -> Option<RxPacket> {
+        let mut got = None;
+        self.decode_into(now, face, peer, frame, counters, &mut got);
+        got
+    }
+
+    /// [`LinkService::decode`] handing the packet, once whole, to `out` (a `Vec` appends it:
+    /// the packet is built in place, not returned and moved).
+    pub fn decode_into(
+        &mut self,
+        now: u64,
+        face: FaceId,
+        peer: u64,
+        frame: Bytes,
+        counters: &FaceCounters,
+        out: &mut impl PacketSink,
+    ) {
         counters.in_bytes(frame.len());
         if let Some(c) = lp::decode_common(&frame) {
             let (fields, net_type, range) = (common_fields(&c.fields), Some(c.net_type), c.payload);
@@ -184,33 +222,35 @@ impl LinkService {
             let mut wire = frame;
             wire.truncate(range.end);
             wire.advance(range.start);
-            return self.deliver(face, wire, net_type, fields, counters);
+            return self.deliver(face, wire, net_type, fields, counters, out);
         }
         let is_lp =
             matches!(tlv::read_var_number(&frame), Ok((t, _)) if t == u64::from(tt::LP_PACKET));
         if !is_lp {
             let net_type = single_tlv_type(&frame);
-            return self.deliver(face, frame, net_type, RxFields::default(), counters);
+            return self.deliver(face, frame, net_type, RxFields::default(), counters, out);
         }
         let lp = match LpPacket::new_checked(&frame) {
             Ok(lp) => lp,
             Err(_) => {
                 counters.drop(DropReason::BadLp);
-                return None;
+                return;
             }
         };
         let h = lp.headers();
         let fields = rx_fields(h);
         // An idle LpPacket (no fragment) carries nothing for the network layer.
-        let range = lp.fragment_range()?;
+        let Some(range) = lp.fragment_range() else {
+            return;
+        };
         if !h.is_fragmented() {
             let wire = frame.slice(range);
             let net_type = single_tlv_type(&wire);
-            return self.deliver(face, wire, net_type, fields, counters);
+            return self.deliver(face, wire, net_type, fields, counters, out);
         }
         let (Some(seq), Some(payload)) = (h.sequence, lp.fragment()) else {
             counters.drop(DropReason::BadFragment);
-            return None;
+            return;
         };
         let f = Fragment {
             peer,
@@ -221,20 +261,18 @@ impl LinkService {
             fields,
         };
         match self.reassembler.add(now, &f, |r| counters.drop(r)) {
-            Ok(Outcome::Pending) => None,
+            Ok(Outcome::Pending) => {}
             Ok(Outcome::Complete(wire, fields)) => {
                 let net_type = single_tlv_type(&wire);
-                self.deliver(face, wire, net_type, fields, counters)
+                self.deliver(face, wire, net_type, fields, counters, out)
             }
-            Err(r) => {
-                counters.drop(r);
-                None
-            }
+            Err(r) => counters.drop(r),
         }
     }
 
-    /// Checks a whole network packet and its fields, and counts it. `net_type` is the type of
-    /// the single TLV `wire` must be (`None`: it is not one TLV).
+    /// Checks a whole network packet and its fields, counts it and hands it to `out`.
+    /// `net_type` is the type of the single TLV `wire` must be (`None`: it is not one TLV).
+    #[inline(always)]
     fn deliver(
         &self,
         face: FaceId,
@@ -242,10 +280,11 @@ impl LinkService {
         net_type: Option<u32>,
         fields: RxFields,
         counters: &FaceCounters,
-    ) -> Option<RxPacket> {
+        out: &mut impl PacketSink,
+    ) {
         if wire.len() > crate::MAX_PACKET_LEN {
             counters.drop(DropReason::PacketTooLarge);
-            return None;
+            return;
         }
         let mut lp = fields.lp;
         let cache_policy = fields.cache_policy.is_some();
@@ -255,7 +294,7 @@ impl LinkService {
             (Some(tt::DATA), _) => PacketKind::Data,
             _ => {
                 counters.drop(DropReason::BadPacket);
-                return None;
+                return;
             }
         };
         let bad = match kind {
@@ -265,23 +304,23 @@ impl LinkService {
         };
         if bad {
             counters.drop(DropReason::BadLp);
-            return None;
+            return;
         }
         if lp.next_hop_face_id.is_some() && !self.cfg.local_fields {
             counters.drop(DropReason::LocalFieldsDisabled);
-            return None;
+            return;
         }
         // Other policies, or a face without local fields, are ignored as NFD does.
         lp.no_cache = kind == PacketKind::Data
             && fields.cache_policy == Some(NO_CACHE)
             && self.cfg.local_fields;
         counters.count_in(kind);
-        Some(RxPacket {
+        out.packet(RxPacket {
             face,
             kind,
             wire,
             lp,
-        })
+        });
     }
 
     /// Encodes `pkt` into frames handed to `out` in order (a `Vec<Frame>` collects them),

@@ -233,9 +233,8 @@ impl Receiver<'_> {
     pub(crate) fn deliver(&mut self, now: u64, peer: u64, frame: Bytes, out: &mut Vec<RxPacket>) {
         let f = &mut *self.face;
         f.last_rx = now;
-        if let Some(p) = f.link.decode(now, self.id, peer, frame, &f.counters) {
-            out.push(p);
-        }
+        f.link
+            .decode_into(now, self.id, peer, frame, &f.counters, out);
     }
 
     /// The face's counters.
