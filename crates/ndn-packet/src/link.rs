@@ -37,6 +37,14 @@ impl LpToken {
     /// [`MAX_PIT_TOKEN_LEN`] bytes.
     pub fn new(b: &[u8]) -> Option<Self> {
         let mut t = Self::EMPTY;
+        // The forwarder's own tokens, which every Data and Nack from upstream echo, are 8
+        // bytes: one fixed-size move instead of a `memcpy` call of `b.len()` bytes.
+        if let Ok(w) = <&[u8; 8]>::try_from(b) {
+            let (head, _) = t.bytes.split_at_mut(8);
+            head.copy_from_slice(w);
+            t.len = 8;
+            return Some(t);
+        }
         t.bytes.get_mut(..b.len())?.copy_from_slice(b);
         t.len = u8::try_from(b.len()).ok()?;
         Some(t)
@@ -196,5 +204,24 @@ mod tests {
         let (block, len) = t.padded();
         assert_eq!((&block[..len], len), (&[1u8, 2, 3][..], 3));
         assert!(block[len..].iter().all(|&b| b == 0));
+    }
+
+    /// Every length across the overlapping-copy boundaries: the bytes, the length and a zero
+    /// tail (equality and hashing read the whole block), or `None` past 32 bytes.
+    #[test]
+    fn token_every_length() {
+        let src: Vec<u8> = (1..=40).collect();
+        for n in 0..=40 {
+            let t = LpToken::new(&src[..n]);
+            if n > MAX_PIT_TOKEN_LEN {
+                assert_eq!(t, None, "length {n}");
+                continue;
+            }
+            let t = t.unwrap();
+            assert_eq!(t.as_bytes(), &src[..n], "length {n}");
+            let (block, len) = t.padded();
+            assert_eq!(len, n);
+            assert!(block[n..].iter().all(|&b| b == 0), "length {n}");
+        }
     }
 }

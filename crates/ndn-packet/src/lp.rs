@@ -353,9 +353,14 @@ pub struct CommonFrame<'a> {
 /// returns a frame, the general decoder accepts the same bytes with the same fields, no other
 /// field, and the same fragment (the `lp_packet` fuzz target checks it).
 pub fn decode_common(wire: &[u8]) -> Option<CommonFrame<'_>> {
-    if let Some(f) = token_frame(wire) {
+    if let Some(f) = token_frame(wire).or_else(|| token_frame_long(wire)) {
         return Some(f);
     }
+    walk_common(wire)
+}
+
+/// The general walk of [`decode_common`].
+fn walk_common(wire: &[u8]) -> Option<CommonFrame<'_>> {
     let (typ, len, hdr) = tlv::header(wire).ok()?;
     if hdr.checked_add(len)? != wire.len() {
         return None;
@@ -422,6 +427,61 @@ fn token_frame(wire: &[u8]) -> Option<CommonFrame<'_>> {
     let whole = usize::from(*outer) + 2 == wire.len()
         && start + usize::from(*frag) == wire.len()
         && usize::from(*net_len) + 2 == usize::from(*frag);
+    let net_type = u32::from(*net);
+    (whole && is_network_type(net_type)).then_some(CommonFrame {
+        fields: CommonFields {
+            pit_token: Some(token),
+            nack: None,
+            congestion_mark: None,
+        },
+        payload: start..wire.len(),
+        net_type,
+    })
+}
+
+/// A TLV-LENGTH as a token frame up to the largest packet writes it: one byte, or 253 and two
+/// bytes holding at least 253 (the shorter form is the only one the general reader accepts
+/// below that). The length and the bytes after it.
+#[inline(always)]
+fn short_length(b: &[u8]) -> Option<(usize, &[u8])> {
+    match b {
+        [l @ 0..=252, rest @ ..] => Some((usize::from(*l), rest)),
+        [253, hi, lo, rest @ ..] => {
+            let v = usize::from(u16::from_be_bytes([*hi, *lo]));
+            (v >= 253).then_some((v, rest))
+        }
+        _ => None,
+    }
+}
+
+/// The token frame of [`token_frame`] with lengths of one or three bytes each: a Data of more
+/// than about 200 bytes, which the fixed offsets do not cover, skips the general walk too.
+/// Each test is one of the walk's checks (see [`token_frame`]).
+fn token_frame_long(wire: &[u8]) -> Option<CommonFrame<'_>> {
+    const LP: u8 = tt::LP_PACKET as u8;
+    const TOKEN: u8 = tt::PIT_TOKEN as u8;
+    const FRAGMENT: u8 = tt::FRAGMENT as u8;
+    const MAX_TOKEN: u8 = MAX_PIT_TOKEN_LEN as u8;
+    let [LP, rest @ ..] = wire else {
+        return None;
+    };
+    let (outer, rest) = short_length(rest)?;
+    let lp_spans_frame = outer == rest.len();
+    let [TOKEN, t @ 1..=MAX_TOKEN, rest @ ..] = rest else {
+        return None;
+    };
+    let (token, rest) = rest.split_at_checked(usize::from(*t))?;
+    let [FRAGMENT, rest @ ..] = rest else {
+        return None;
+    };
+    let (frag, rest) = short_length(rest)?;
+    let start = wire.len() - rest.len();
+    let [net, rest @ ..] = rest else {
+        return None;
+    };
+    let (net_len, rest) = short_length(rest)?;
+    // The LpPacket spans the frame, the Fragment ends it, the network packet fills the Fragment.
+    let whole = lp_spans_frame && frag == wire.len() - start && net_len == rest.len();
     let net_type = u32::from(*net);
     (whole && is_network_type(net_type)).then_some(CommonFrame {
         fields: CommonFields {

@@ -409,3 +409,59 @@ fn token_frames_across_the_one_byte_length_limits_and_every_byte_changed() {
         }
     }
 }
+
+/// The three-byte-length token frame: every size across the one/three-byte boundaries of the
+/// LpPacket, Fragment and network lengths (and an 8 KB Data) is read, with the general walk's
+/// answer; with header bytes changed or the frame cut short it answers only where the walk
+/// gives the same answer; and a non-minimal length (which the walk refuses) is refused.
+#[test]
+fn long_token_frames_agree_with_the_general_walk() {
+    let data = |n: usize| {
+        crate::DataBuilder::new("/t".parse().unwrap())
+            .content(vec![1; n])
+            .encode()
+            .unwrap()
+    };
+    for t in [1, 8, MAX_PIT_TOKEN_LEN] {
+        let token = vec![0x5c; t];
+        for n in (150..=300).chain([1000, 8000]) {
+            let wire = LpPacketBuilder::new()
+                .pit_token(&token)
+                .encode(Some(&data(n)))
+                .unwrap();
+            let c = token_frame_long(&wire).unwrap_or_else(|| panic!("refused t={t} n={n}"));
+            assert_eq!(Some(&c), walk_common(&wire).as_ref(), "t={t} n={n}");
+            assert_general_agrees(&wire, &c);
+        }
+    }
+    let wire = LpPacketBuilder::new()
+        .pit_token(&[9; 8])
+        .encode(Some(&data(300)))
+        .unwrap();
+    assert!(token_frame(&wire).is_none() && token_frame_long(&wire).is_some());
+    for i in 0..24 {
+        for v in [
+            0u8, 1, 2, 5, 6, 7, 8, 32, 33, 80, 98, 100, 252, 253, 254, 255,
+        ] {
+            let mut w = wire.clone();
+            w[i] = v;
+            for w in [&w[..], &w[..w.len() - 1]] {
+                if let Some(c) = token_frame_long(w) {
+                    assert_eq!(Some(&c), walk_common(w).as_ref(), "{:02x?}", &w[..24]);
+                    assert_general_agrees(w, &c);
+                }
+            }
+        }
+    }
+    // A one-byte outer length rewritten as 253 and two bytes: not minimal, so not read.
+    let small = LpPacketBuilder::new()
+        .pit_token(&[9, 8, 7])
+        .encode(Some(&INTEREST_FULL))
+        .unwrap();
+    assert!(small[1] < 253);
+    let mut long = vec![small[0], 253, 0, small[1]];
+    long.extend_from_slice(&small[2..]);
+    assert_eq!(token_frame_long(&small), token_frame(&small));
+    assert_eq!(token_frame_long(&long), None);
+    assert_eq!(walk_common(&long), None);
+}

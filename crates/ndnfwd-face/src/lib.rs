@@ -28,7 +28,7 @@ pub mod uri;
 pub use counters::{CounterSnapshot, DropReason, FaceCounters};
 pub use info::{DownReason, FaceEvent, FaceIdAllocator, FaceInfo, Persistency};
 pub use link::reassembly::ReassemblyLimits;
-pub use link::{Frame, LinkConfig, LinkService};
+pub use link::{Frame, FrameSink, LinkConfig, LinkService, PacketSink};
 pub use sys::Poller;
 pub use table::{FaceError, FaceTable, FaceTableConfig, TableStats};
 pub use uri::{FaceUri, MacAddr, UriError};

@@ -13,7 +13,8 @@
 //!
 //! Send ([`LinkService::encode`]): a packet without link fields that fits goes bare; otherwise
 //! an LpPacket head is written into a shared head buffer and the payload is referenced, never
-//! copied. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
+//! copied. Each frame goes to a [`FrameSink`] as it is made: a `Vec<Frame>` for transports that
+//! queue, or straight into a shared-memory ring. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
 //! FragIndex and FragCount, the other fields on the first fragment only (as NFD's fragmenter).
 //! A face without MTU (streams, including local app faces: python-ndn rejects fragments) never
 //! fragments.
@@ -51,6 +52,42 @@ impl Frame {
     /// True for an empty frame (never produced by `encode`).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// Where [`LinkService::encode`] puts each frame it makes, as soon as it is made.
+pub trait FrameSink {
+    /// Takes one frame: `heads[head] ++ body` (`heads` is the head buffer passed to `encode`).
+    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes);
+}
+
+/// Collects the frames, to be sent later.
+impl FrameSink for Vec<Frame> {
+    #[inline]
+    fn frame(&mut self, _heads: &[u8], head: Range<usize>, body: Bytes) {
+        self.push(Frame { head, body });
+    }
+}
+
+/// Where [`LinkService::decode_into`] puts a whole received packet.
+pub trait PacketSink {
+    /// Takes one packet.
+    fn packet(&mut self, p: RxPacket);
+}
+
+/// Appends.
+impl PacketSink for Vec<RxPacket> {
+    #[inline]
+    fn packet(&mut self, p: RxPacket) {
+        self.push(p);
+    }
+}
+
+/// Holds the packet ([`LinkService::decode`]).
+impl PacketSink for Option<RxPacket> {
+    #[inline]
+    fn packet(&mut self, p: RxPacket) {
+        *self = Some(p);
     }
 }
 
@@ -162,6 +199,22 @@ impl LinkService {
         frame: Bytes,
         counters: &FaceCounters,
     ) -> Option<RxPacket> {
+        let mut got = None;
+        self.decode_into(now, face, peer, frame, counters, &mut got);
+        got
+    }
+
+    /// [`LinkService::decode`] handing the packet, once whole, to `out` (a `Vec` appends it:
+    /// the packet is built in place, not returned and moved).
+    pub fn decode_into(
+        &mut self,
+        now: u64,
+        face: FaceId,
+        peer: u64,
+        frame: Bytes,
+        counters: &FaceCounters,
+        out: &mut impl PacketSink,
+    ) {
         counters.in_bytes(frame.len());
         if let Some(c) = lp::decode_common(&frame) {
             let (fields, net_type, range) = (common_fields(&c.fields), Some(c.net_type), c.payload);
@@ -169,33 +222,35 @@ impl LinkService {
             let mut wire = frame;
             wire.truncate(range.end);
             wire.advance(range.start);
-            return self.deliver(face, wire, net_type, fields, counters);
+            return self.deliver(face, wire, net_type, fields, counters, out);
         }
         let is_lp =
             matches!(tlv::read_var_number(&frame), Ok((t, _)) if t == u64::from(tt::LP_PACKET));
         if !is_lp {
             let net_type = single_tlv_type(&frame);
-            return self.deliver(face, frame, net_type, RxFields::default(), counters);
+            return self.deliver(face, frame, net_type, RxFields::default(), counters, out);
         }
         let lp = match LpPacket::new_checked(&frame) {
             Ok(lp) => lp,
             Err(_) => {
                 counters.drop(DropReason::BadLp);
-                return None;
+                return;
             }
         };
         let h = lp.headers();
         let fields = rx_fields(h);
         // An idle LpPacket (no fragment) carries nothing for the network layer.
-        let range = lp.fragment_range()?;
+        let Some(range) = lp.fragment_range() else {
+            return;
+        };
         if !h.is_fragmented() {
             let wire = frame.slice(range);
             let net_type = single_tlv_type(&wire);
-            return self.deliver(face, wire, net_type, fields, counters);
+            return self.deliver(face, wire, net_type, fields, counters, out);
         }
         let (Some(seq), Some(payload)) = (h.sequence, lp.fragment()) else {
             counters.drop(DropReason::BadFragment);
-            return None;
+            return;
         };
         let f = Fragment {
             peer,
@@ -206,20 +261,18 @@ impl LinkService {
             fields,
         };
         match self.reassembler.add(now, &f, |r| counters.drop(r)) {
-            Ok(Outcome::Pending) => None,
+            Ok(Outcome::Pending) => {}
             Ok(Outcome::Complete(wire, fields)) => {
                 let net_type = single_tlv_type(&wire);
-                self.deliver(face, wire, net_type, fields, counters)
+                self.deliver(face, wire, net_type, fields, counters, out)
             }
-            Err(r) => {
-                counters.drop(r);
-                None
-            }
+            Err(r) => counters.drop(r),
         }
     }
 
-    /// Checks a whole network packet and its fields, and counts it. `net_type` is the type of
-    /// the single TLV `wire` must be (`None`: it is not one TLV).
+    /// Checks a whole network packet and its fields, counts it and hands it to `out`.
+    /// `net_type` is the type of the single TLV `wire` must be (`None`: it is not one TLV).
+    #[inline(always)]
     fn deliver(
         &self,
         face: FaceId,
@@ -227,10 +280,11 @@ impl LinkService {
         net_type: Option<u32>,
         fields: RxFields,
         counters: &FaceCounters,
-    ) -> Option<RxPacket> {
+        out: &mut impl PacketSink,
+    ) {
         if wire.len() > crate::MAX_PACKET_LEN {
             counters.drop(DropReason::PacketTooLarge);
-            return None;
+            return;
         }
         let mut lp = fields.lp;
         let cache_policy = fields.cache_policy.is_some();
@@ -240,7 +294,7 @@ impl LinkService {
             (Some(tt::DATA), _) => PacketKind::Data,
             _ => {
                 counters.drop(DropReason::BadPacket);
-                return None;
+                return;
             }
         };
         let bad = match kind {
@@ -250,33 +304,34 @@ impl LinkService {
         };
         if bad {
             counters.drop(DropReason::BadLp);
-            return None;
+            return;
         }
         if lp.next_hop_face_id.is_some() && !self.cfg.local_fields {
             counters.drop(DropReason::LocalFieldsDisabled);
-            return None;
+            return;
         }
         // Other policies, or a face without local fields, are ignored as NFD does.
         lp.no_cache = kind == PacketKind::Data
             && fields.cache_policy == Some(NO_CACHE)
             && self.cfg.local_fields;
         counters.count_in(kind);
-        Some(RxPacket {
+        out.packet(RxPacket {
             face,
             kind,
             wire,
             lp,
-        })
+        });
     }
 
-    /// Encodes `pkt` into frames appended to `out`, writing LpPacket heads into `heads`; an
-    /// unfragmented packet moves its buffer into its frame (`pkt.wire` is left empty). Returns
-    /// false (and counts the drop) when the packet is invalid or cannot fit the MTU.
+    /// Encodes `pkt` into frames handed to `out` in order (a `Vec<Frame>` collects them),
+    /// writing LpPacket heads into `heads`; an unfragmented packet moves its buffer into its
+    /// frame (`pkt.wire` is left empty). Returns false (and counts the drop) when the packet is
+    /// invalid or cannot fit the MTU.
     pub fn encode(
         &mut self,
         pkt: &mut TxPacket,
         heads: &mut Vec<u8>,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) -> bool {
         let typ = single_tlv_type(&pkt.wire);
@@ -344,15 +399,12 @@ impl LinkService {
         heads: &[u8],
         start: usize,
         body: Bytes,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) {
-        let f = Frame {
-            head: start..heads.len(),
-            body,
-        };
-        counters.out_bytes(f.len());
-        out.push(f);
+        let head = start..heads.len();
+        counters.out_bytes(head.len() + body.len());
+        out.frame(heads, head, body);
     }
 
     /// Cuts `pkt` into fragments that each fit the MTU. False when the MTU cannot hold the
@@ -362,7 +414,7 @@ impl LinkService {
         pkt: &TxPacket,
         fields: &Fields<'_>,
         heads: &mut Vec<u8>,
-        out: &mut Vec<Frame>,
+        out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) -> bool {
         let mtu = self.cfg.mtu.unwrap_or(0);

@@ -33,6 +33,54 @@ fn frames_cross_both_ways_and_wrap() {
     }
 }
 
+/// Runs of frames read in one `recv_run` call, wrap markers among them: every length slot
+/// holds a frame (a wrap marker takes none), in order, and the run stops at the slots' end,
+/// at the arena's spare room and at an empty ring.
+#[test]
+fn runs_across_the_wrap_fill_every_slot_in_order() {
+    let (mut fwd, mut app) = pair();
+    let mut next = 0usize;
+    let mut expect = 0usize;
+    let body = |i: usize| vec![(i % 253) as u8; 500 + (i * 131) % 2500];
+    for _ in 0..40 {
+        // 5-15 frames per round: several rounds cross the end of the 64 KiB ring.
+        for _ in 0..5 + next % 11 {
+            assert_eq!(app.push([b"h", &body(next)]), Ok(true));
+            next += 1;
+        }
+        app.publish();
+        let mut lens = [usize::MAX; 8];
+        loop {
+            let mut out = BytesMut::with_capacity(3 * crate::MAX_FRAME_LEN);
+            let (n, got) = fwd.recv_run(&mut out, &mut lens);
+            let mut at = 0;
+            for &len in &lens[..n] {
+                let b = body(expect);
+                assert_eq!(len, 1 + b.len(), "frame {expect}");
+                assert_eq!(&out[at..at + 1], b"h");
+                assert_eq!(&out[at + 1..at + len], &b[..]);
+                at += len;
+                expect += 1;
+            }
+            assert_eq!(at, out.len());
+            // It stopped for a reason: the slots, the arena's spare room or an empty ring.
+            let full = out.capacity() - out.len() < crate::MAX_FRAME_LEN;
+            assert!(
+                n == lens.len() || full || got == Ok(false),
+                "stopped after {n}"
+            );
+            if got == Ok(false) {
+                break;
+            }
+            assert_eq!(got, Ok(true));
+        }
+        fwd.release();
+        assert_eq!(expect, next);
+    }
+    let bytes: usize = (0..next).map(|i| body(i).len()).sum();
+    assert!(bytes > 4 * MIN_RING, "the ring wrapped several times");
+}
+
 #[test]
 fn full_ring_refuses_until_released() {
     let (mut fwd, mut app) = pair();

@@ -25,7 +25,7 @@ use crate::info::{DownReason, FaceEvent, FaceIdAllocator, FaceInfo, Persistency}
 use crate::link::reassembly::ReassemblyLimits;
 use crate::link::{Frame, LinkConfig, LinkService};
 use crate::sys::{Poller, RawAddr, SendBatch};
-use crate::transport::{Demux, Endpoint, Queued, Status};
+use crate::transport::{Demux, Endpoint, Queued, ShmSink, Status};
 use crate::uri::FaceUri;
 use crate::TxItem;
 
@@ -233,9 +233,8 @@ impl Receiver<'_> {
     pub(crate) fn deliver(&mut self, now: u64, peer: u64, frame: Bytes, out: &mut Vec<RxPacket>) {
         let f = &mut *self.face;
         f.last_rx = now;
-        if let Some(p) = f.link.decode(now, self.id, peer, frame, &f.counters) {
-            out.push(p);
-        }
+        f.link
+            .decode_into(now, self.id, peer, frame, &f.counters, out);
     }
 
     /// The face's counters.
@@ -503,6 +502,21 @@ impl FaceTable {
                 self.faces.stats.tx_unknown_face += 1;
                 continue;
             };
+            let ep = match self.endpoints.get_mut(f.endpoint).and_then(Option::as_mut) {
+                // A shared-memory face writes each frame into its ring as it is encoded: no
+                // frame list, no queue to fill and drain.
+                Some(Endpoint::Shm(s)) => {
+                    let mut sink = ShmSink::new(s, &f.counters);
+                    if f.link.encode(p, &mut self.heads, &mut sink, &f.counters) {
+                        accepted += 1;
+                    }
+                    if sink.first {
+                        self.touched.push(f.endpoint);
+                    }
+                    continue;
+                }
+                ep => ep,
+            };
             self.frames.clear();
             if !f
                 .link
@@ -511,19 +525,9 @@ impl FaceTable {
                 continue;
             }
             accepted += 1;
-            let Some(ep) = self.endpoints.get_mut(f.endpoint).and_then(Option::as_mut) else {
+            let Some(ep) = ep else {
                 continue;
             };
-            // A shared-memory face writes into its ring at once: no queue to fill and drain.
-            if let Endpoint::Shm(s) = ep {
-                for frame in &self.frames {
-                    if s.push(&self.heads, frame, &f.counters) {
-                        self.touched.push(f.endpoint);
-                    }
-                }
-                self.frames.clear();
-                continue;
-            }
             let Some(q) = ep.queue() else {
                 continue;
             };

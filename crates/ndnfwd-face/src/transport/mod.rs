@@ -17,7 +17,7 @@ use crate::link::Frame;
 use crate::sys::RawAddr;
 
 pub(crate) use datagram::{DatagramEndpoint, Demux};
-pub(crate) use shm::ShmEndpoint;
+pub(crate) use shm::{ShmEndpoint, ShmSink};
 pub(crate) use stream::{Listener, StreamEndpoint};
 
 /// A frame waiting in an endpoint's send queue until the end of the burst.

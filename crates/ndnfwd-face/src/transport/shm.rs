@@ -15,13 +15,15 @@ use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 
-use bytes::BytesMut;
+use core::ops::Range;
+
+use bytes::{Bytes, BytesMut};
 use ndn_packet::{FaceId, RxPacket};
 
 use super::Status;
 use crate::counters::{DropReason, FaceCounters};
 use crate::info::DownReason;
-use crate::link::Frame;
+use crate::link::FrameSink;
 use crate::sys::ShmRings;
 use crate::table::Faces;
 
@@ -29,6 +31,34 @@ use crate::table::Faces;
 const ARENA: usize = 64 << 10;
 /// Frames copied into the arena before it is split.
 const RUN: usize = 32;
+
+/// Hands each frame [`crate::LinkService::encode`] makes straight to a shared-memory face's
+/// ring: no frame list to fill and drain.
+pub(crate) struct ShmSink<'a> {
+    ep: &'a mut ShmEndpoint,
+    counters: &'a FaceCounters,
+    /// Whether a frame was the first since the endpoint's last flush (see
+    /// [`ShmEndpoint::push`]).
+    pub(crate) first: bool,
+}
+
+impl<'a> ShmSink<'a> {
+    pub(crate) fn new(ep: &'a mut ShmEndpoint, counters: &'a FaceCounters) -> Self {
+        Self {
+            ep,
+            counters,
+            first: false,
+        }
+    }
+}
+
+impl FrameSink for ShmSink<'_> {
+    #[inline]
+    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes) {
+        let head = heads.get(head).unwrap_or_default();
+        self.first |= self.ep.push(head, &body, self.counters);
+    }
+}
 
 /// One shared-memory face: its rings and its doorbell socket.
 #[derive(Debug)]
@@ -127,16 +157,15 @@ impl ShmEndpoint {
         (Status::Open, false)
     }
 
-    /// Writes one encoded frame (`heads` holds its LP head) into the ring, not yet visible to
-    /// the peer. True when it is the first frame since the last flush: the caller then flushes
-    /// the endpoint at the end of its burst. A frame that does not fit is dropped
+    /// Writes one encoded frame (`head ++ body`) into the ring, not yet visible to the peer.
+    /// True when it is the first frame since the last flush: the caller then flushes the
+    /// endpoint at the end of its burst. A frame that does not fit is dropped
     /// (`tx_queue_full`).
-    pub(crate) fn push(&mut self, heads: &[u8], frame: &Frame, counters: &FaceCounters) -> bool {
+    pub(crate) fn push(&mut self, head: &[u8], body: &[u8], counters: &FaceCounters) -> bool {
         let first = !self.pending;
         self.pending = true;
         if !self.broken {
-            let head = heads.get(frame.head.clone()).unwrap_or_default();
-            match self.rings.push([head, &frame.body]) {
+            match self.rings.push([head, body]) {
                 Ok(true) => {}
                 Ok(false) => counters.drop(DropReason::TxQueueFull),
                 Err(_) => self.broken = true,
