@@ -360,8 +360,8 @@ impl Pcct {
 
     /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
     /// the records are read in the order the general loop removes them (last first) and the
-    /// part is freed whole, without moving records it is about to free. Inlined: the exact-token
-    /// path runs it for nearly every Data.
+    /// part is freed whole, without moving records it is about to free. Inlined with the part's
+    /// release ([`Pcct::free_part_inline`]): the exact-token path runs it for every Data.
     #[inline(always)]
     fn satisfy_all(
         &mut self,
@@ -379,7 +379,7 @@ impl Pcct {
         for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
             push_satisfied(r, now, in_face, start, out);
         }
-        self.free_part(p);
+        self.free_part_inline(p);
         self.counters.satisfied += 1;
         n > 0
     }
