@@ -16,7 +16,7 @@ use crate::entry::{
 };
 use crate::list::{List, NIL};
 use crate::records::{fits_inline, View};
-use crate::token::{PitToken, GENERATION_MASK};
+use crate::token::{Issued, PitToken, GENERATION_MASK};
 use crate::wheel::Wheel;
 use ndn_packet::LpToken;
 
@@ -139,6 +139,7 @@ pub struct Pcct {
     /// PIT entries whose name ends in an implicit digest.
     pub(crate) digest_pending: u32,
     pub(crate) counters: Counters,
+    pub(crate) issued: Issued,
     pub(crate) matched: Vec<(u32, Relation)>,
     /// Scratch list of PIT parts: due ones in `expire`, the face's ones in `purge_face`.
     pub(crate) due: Vec<u32>,
@@ -189,6 +190,7 @@ impl Pcct {
             cbp_pending: 0,
             digest_pending: 0,
             counters: Counters::default(),
+            issued: Issued::NONE,
             matched: Vec::with_capacity(16),
             due: Vec::with_capacity(256),
             scratch_name: Vec::new(),
@@ -420,6 +422,9 @@ impl Pcct {
         let (ext, n_cbp, key_index, must_be_fresh) = (e.ext, e.n_cbp, e.key, e.must_be_fresh);
         self.wheel.unlink(&mut self.pits, p, slot);
         self.pits.free(p);
+        if self.issued.part == p {
+            self.issued.part = NIL;
+        }
         if ext != NIL {
             self.exts.free(ext);
         }
