@@ -590,7 +590,7 @@ mod tests {
                 nonce,
                 lifetime_ns: None,
                 hop_limit: None,
-                token: LpToken::EMPTY,
+                token: &LpToken::EMPTY,
                 congestion_mark: 0,
             };
             let mut seen = Vec::new();

@@ -115,7 +115,7 @@ impl Pcct {
             expiry: now.saturating_add(lifetime.min(self.cfg.lifetime_cap_ns)),
             face: in_face,
             nonce: it.nonce,
-            token: it.token,
+            token: *it.token,
             hop_limit: it.hop_limit.unwrap_or(0),
             flags,
             mark: it.congestion_mark,

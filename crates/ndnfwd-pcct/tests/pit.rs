@@ -246,7 +246,8 @@ fn in_record_fields_are_kept_and_echoed() {
     let h = hashes(&n);
     let mut i = interest(&n, &h, 5);
     i.hop_limit = Some(3);
-    i.token = LpToken::new(&[0xAA; 12]).unwrap();
+    let token = LpToken::new(&[0xAA; 12]).unwrap();
+    i.token = &token;
     i.congestion_mark = 1;
     i.can_be_prefix = true;
     let pit = new_pit(p.on_interest(10, &i, 4));
@@ -268,7 +269,7 @@ fn in_record_fields_are_kept_and_echoed() {
         out[o.downstreams].to_vec(),
         vec![Downstream {
             face: 4,
-            token: i.token,
+            token: *i.token,
             nonce: 5,
             congestion_mark: 1
         }]
