@@ -87,7 +87,7 @@ impl Fixture {
             nonce,
             lifetime_ns: Some(LIFETIME),
             hop_limit: None,
-            token: LpToken::EMPTY,
+            token: &LpToken::EMPTY,
             congestion_mark: 0,
         }
     }

@@ -28,8 +28,9 @@ pub struct InterestInfo<'a> {
     pub lifetime_ns: Option<u64>,
     /// HopLimit, if present.
     pub hop_limit: Option<u8>,
-    /// The downstream's PIT token (empty if none), echoed on the Data or Nack we return.
-    pub token: LpToken,
+    /// The downstream's PIT token (empty if none), echoed on the Data or Nack we return. A
+    /// reference: the PCCT copies it once, into the in-record.
+    pub token: &'a LpToken,
     /// NDNLPv2 CongestionMark of the packet (saturated to 255).
     pub congestion_mark: u8,
 }

@@ -160,7 +160,8 @@ impl Pcct {
                 return Some(c);
             }
         }
-        let entry = CsEntry {
+        // Built in the slot: a CS entry is 112 bytes.
+        let c = self.cs.alloc_with(|| CsEntry {
             data: Some(Bytes::clone(d.wire)),
             digest,
             fresh_until,
@@ -169,8 +170,7 @@ impl Pcct {
             size,
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
-        };
-        let c = self.cs.alloc(entry).ok()?;
+        })?;
         if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = c;
         }

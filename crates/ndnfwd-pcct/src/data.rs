@@ -61,42 +61,35 @@ impl Pcct {
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
         let (n, id) = (d.id.components(), d.id.id128());
-        let mut m = Matches {
-            n,
-            id,
-            fh: None,
-            digest: d.digest,
-            exact: None,
-            via_token: false,
-        };
+        let mut digest = d.digest;
         let mut by_token = None;
-        if token.is_some() {
-            let found = token
-                .and_then(|t| PitToken::from_bytes(t).ok())
-                .and_then(|t| self.token_relation(t, d, n, id, &mut m.digest));
+        let mut key_fh = None;
+        if let Some(t) = token {
+            let found = PitToken::from_bytes(t)
+                .ok()
+                .and_then(|t| self.token_relation(t, d, n, id, &mut digest));
             match found {
-                Some((k, rel, key_fh)) => {
-                    m.fh = key_fh;
-                    m.via_token = true;
+                // An exact token match is the key of (Data name, its hint), already known to
+                // hold a PIT part, and the only entry the Data matches: no bucket access, no
+                // match list.
+                Some((k, Relation::Exact, _)) => {
+                    return self.settle_exact(now, d, in_face, face_is_local, k, out);
+                }
+                Some((k, rel, fh)) => {
+                    key_fh = fh;
                     by_token = Some((k, rel));
                 }
                 None => self.counters.token_miss += 1,
             }
         }
-        // An exact token match is the key of (Data name, its hint), already known to hold a
-        // PIT part, and the only entry the Data matches: no bucket access, no match list.
-        if let Some((k, Relation::Exact)) = by_token {
-            m.exact = Some(k);
-            return self.settle_data(
-                now,
-                d,
-                in_face,
-                face_is_local,
-                &m,
-                &[(k, Relation::Exact)],
-                out,
-            );
-        }
+        let mut m = Matches {
+            n,
+            id,
+            fh: key_fh,
+            digest,
+            exact: None,
+            via_token: by_token.is_some(),
+        };
         let mut matched = core::mem::take(&mut self.matched);
         matched.clear();
         matched.extend(by_token);
@@ -132,11 +125,55 @@ impl Pcct {
         o
     }
 
+    /// [`Pcct::settle_data`] for the usual Data: our token names key `k`, whose name is the
+    /// Data's (same forwarding hint) and which holds a PIT part. The same steps with the match
+    /// list reduced to `[(k, Exact)]` by hand: both parts satisfied whole, the Data cached under
+    /// `k` (which may recycle the CS victim's slot: no other key is left to free), `k` freed if
+    /// it ends up empty, then the end-of-Data eviction. Written out because the compiler does
+    /// not fold `settle_data`'s loops over a one-element list: they cost ~100 instructions.
+    fn settle_exact(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        face_is_local: bool,
+        k: u32,
+        out: &mut Vec<Downstream>,
+    ) -> DataOutcome {
+        let start = out.len();
+        let pits = self.keys.get_live(k).map_or([NIL; 2], |e| e.pit);
+        let mut parts = 0u32;
+        for p in pits {
+            if p != NIL {
+                parts += u32::from(self.satisfy_all(now, p, in_face, start, out));
+            }
+        }
+        let solicited = parts > 0;
+        self.counters.unsolicited += u64::from(!solicited);
+        let mut cached = false;
+        let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
+        if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
+            cached = self.cs_store(now, k, d, d.digest, true).is_some();
+            if !cached {
+                self.maybe_free_key(k);
+            }
+            self.counters.unsolicited_cached += u64::from(cached && !solicited);
+        } else {
+            self.maybe_free_key(k);
+        }
+        self.cs_evict();
+        DataOutcome {
+            downstreams: start..out.len(),
+            matched: parts,
+            cached,
+            unsolicited: !solicited,
+            via_token: true,
+        }
+    }
+
     /// The rest of [`Pcct::on_data`] once the matched entries are known: satisfy them, cache
     /// the Data (under `m.exact` or a new key), free emptied keys, evict.
-    /// Inlined, so that the exact-token call with its one constant match folds the loops.
     #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus what matching found
-    #[inline(always)]
     fn settle_data(
         &mut self,
         now: u64,
@@ -267,9 +304,7 @@ impl Pcct {
 
     /// Satisfies the in-records of part `p` that `rel` allows, appending new downstream faces
     /// to `out[start..]`. Frees the part when no in-record is left. True if any was satisfied.
-    /// Inlined, so that the exact-token path, whose relation is a constant, calls
-    /// [`Pcct::satisfy_all`] without a branch or a call of its own.
-    #[inline(always)]
+    #[inline]
     fn satisfy_part(
         &mut self,
         now: u64,
@@ -325,8 +360,9 @@ impl Pcct {
 
     /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
     /// the records are read in the order the general loop removes them (last first) and the
-    /// part is freed whole, without moving records it is about to free.
-    #[inline]
+    /// part is freed whole, without moving records it is about to free. Inlined with the part's
+    /// release ([`Pcct::free_part_inline`]): the exact-token path runs it for every Data.
+    #[inline(always)]
     fn satisfy_all(
         &mut self,
         now: u64,
@@ -343,7 +379,7 @@ impl Pcct {
         for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
             push_satisfied(r, now, in_face, start, out);
         }
-        self.free_part(p);
+        self.free_part_inline(p);
         self.counters.satisfied += 1;
         n > 0
     }

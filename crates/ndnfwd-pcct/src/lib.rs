@@ -32,7 +32,7 @@
 //! let interest = InterestInfo {
 //!     name: name.as_ref(), hashes: &h, can_be_prefix: false, must_be_fresh: false,
 //!     forwarding_hint_hash: None, nonce: 1, lifetime_ns: None, hop_limit: None,
-//!     token: LpToken::EMPTY, congestion_mark: 0,
+//!     token: &LpToken::EMPTY, congestion_mark: 0,
 //! };
 //! let InterestOutcome::NewPit { pit } = pcct.on_interest(0, &interest, 10) else { panic!() };
 //! pcct.record_out(0, pit, 20, 1).unwrap(); // forwarded to face 20 with our token

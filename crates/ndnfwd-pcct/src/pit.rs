@@ -23,7 +23,7 @@ use crate::entry::{key_hash, InRecord, OutRecord, PccEntry, PitEntry, IN_CBP, IN
 use crate::list::NIL;
 use crate::pcct::Pcct;
 use crate::records::{put_out_inline, Recs, View};
-use crate::token::PitToken;
+use crate::token::{Issued, PitToken};
 
 /// TLV header of an ImplicitSha256DigestComponent: TLV-TYPE 1, TLV-LENGTH 32.
 const DIGEST_HEADER: [u8; 2] = [tt::IMPLICIT_SHA256_DIGEST_COMPONENT as u8, 32];
@@ -115,7 +115,7 @@ impl Pcct {
             expiry: now.saturating_add(lifetime.min(self.cfg.lifetime_cap_ns)),
             face: in_face,
             nonce: it.nonce,
-            token: it.token,
+            token: *it.token,
             hop_limit: it.hop_limit.unwrap_or(0),
             flags,
             mark: it.congestion_mark,
@@ -181,12 +181,15 @@ impl Pcct {
         self.cbp_pending += u32::from(rec.can_be_prefix());
         self.wheel.schedule(&mut self.pits, p);
         self.counters.inserts += 1;
-        InterestOutcome::NewPit {
-            pit: PitHandle {
-                token: self.token_of(k),
-                must_be_fresh,
-            },
-        }
+        let pit = PitHandle {
+            token: self.token_of(k),
+            must_be_fresh,
+        };
+        self.issued = Issued {
+            handle: pit,
+            part: p,
+        };
+        InterestOutcome::NewPit { pit }
     }
 
     fn aggregate(&mut self, now: u64, p: u32, rec: InRecord) -> InterestOutcome {
@@ -276,7 +279,12 @@ impl Pcct {
         face: FaceId,
         nonce: u32,
     ) -> Result<(), RecordError> {
-        let p = self.handle_part(pit).ok_or(RecordError::NoEntry)?;
+        // The Interest just inserted is forwarded at once: its handle is the one last issued.
+        let p = if pit == self.issued.handle && self.issued.part != NIL {
+            self.issued.part
+        } else {
+            self.handle_part(pit).ok_or(RecordError::NoEntry)?
+        };
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
         let rec = OutRecord {

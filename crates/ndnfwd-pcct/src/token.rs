@@ -18,6 +18,9 @@
 
 use core::fmt;
 
+use crate::api::PitHandle;
+use crate::list::NIL;
+
 /// Length of the PIT token we put on outgoing Interests.
 pub const PIT_TOKEN_LEN: usize = 8;
 /// Generations are 24 bits wide and wrap.
@@ -91,6 +94,27 @@ impl PitToken {
 /// does not have our length (then dispatch by name instead).
 pub fn worker_of(token: &[u8]) -> Option<u8> {
     PitToken::from_bytes(token).ok().map(PitToken::worker)
+}
+
+/// The handle [`Pcct::on_interest`](crate::Pcct::on_interest) last returned for a new PIT part, and that part (or
+/// [`NIL`] once freed): the pipeline forwards a new Interest at once, and
+/// [`Pcct::record_out`](crate::Pcct::record_out) for that handle then needs no token check to find the part. Parts are
+/// created only under a new handle (which replaces this one) and freed only by
+/// `Pcct::free_part_inline` (which forgets it), so a part found here is the handle's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Issued {
+    pub(crate) handle: PitHandle,
+    pub(crate) part: u32,
+}
+
+impl Issued {
+    pub(crate) const NONE: Self = Self {
+        handle: PitHandle {
+            token: PitToken::from_u64(0),
+            must_be_fresh: false,
+        },
+        part: NIL,
+    };
 }
 
 #[cfg(test)]

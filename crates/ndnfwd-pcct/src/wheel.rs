@@ -55,6 +55,12 @@ impl Wheel {
             return;
         };
         let slot = core::mem::replace(&mut e.slot, NIL);
+        self.unlink(pits, i, slot);
+    }
+
+    /// The list half of [`Wheel::cancel`], for a caller that already read entry `i`'s `slot`
+    /// and set it to [`NIL`]: unlinks `i` from that slot's list (nothing when `slot` is NIL).
+    pub(crate) fn unlink(&mut self, pits: &mut Arena<PitEntry>, i: u32, slot: u32) {
         if let Some(l) = self.slots.get_mut(slot as usize) {
             l.remove(pits, i);
         }

@@ -789,7 +789,7 @@ impl Harness {
                     nonce,
                     lifetime_ns: lifetime,
                     hop_limit: None,
-                    token: LpToken::new(&[face as u8]).unwrap(),
+                    token: &LpToken::new(&[face as u8]).unwrap(),
                     congestion_mark: 0,
                 };
                 self.pcct.prefetch_interest(&info);

@@ -246,7 +246,8 @@ fn in_record_fields_are_kept_and_echoed() {
     let h = hashes(&n);
     let mut i = interest(&n, &h, 5);
     i.hop_limit = Some(3);
-    i.token = LpToken::new(&[0xAA; 12]).unwrap();
+    let token = LpToken::new(&[0xAA; 12]).unwrap();
+    i.token = &token;
     i.congestion_mark = 1;
     i.can_be_prefix = true;
     let pit = new_pit(p.on_interest(10, &i, 4));
@@ -268,7 +269,7 @@ fn in_record_fields_are_kept_and_echoed() {
         out[o.downstreams].to_vec(),
         vec![Downstream {
             face: 4,
-            token: i.token,
+            token: *i.token,
             nonce: 5,
             congestion_mark: 1
         }]
@@ -674,4 +675,40 @@ fn a_recycled_pit_slot_shows_nothing_of_its_last_entry() {
     );
     assert_eq!(out.matched, 0);
     assert_eq!(p.in_records(fresh).count(), 2);
+}
+
+/// `record_out` for the handle `on_interest` just issued finds the part without the token
+/// check; once that part is freed (satisfied) the handle names nothing, until a new part
+/// under the same key issues the same handle again.
+#[test]
+fn record_out_follows_the_last_issued_handle_through_free_and_reissue() {
+    let mut p = pcct(PcctConfig::default());
+    let n = name("/r/o");
+    let h = hashes(&n);
+    let fresh = |nonce| InterestInfo {
+        must_be_fresh: true,
+        ..interest(&n, &h, nonce)
+    };
+    let pit = new_pit(p.on_interest(0, &fresh(1), 1));
+    p.record_out(1, pit, 2, 1).unwrap();
+    let wire = data_wire(&n, b"x");
+    let mut out = vec![];
+    let o = p.on_data(
+        2,
+        &data(&n, &h, &wire, 0),
+        2,
+        Some(&pit.token.to_bytes()),
+        false,
+        &mut out,
+    );
+    assert!(o.cached && o.matched == 1);
+    assert_eq!(p.record_out(3, pit, 2, 1), Err(RecordError::NoEntry));
+    assert_eq!(p.out_records(pit).count(), 0);
+    // The cached Data is stale (FreshnessPeriod 0): a MustBeFresh Interest makes a new part
+    // under the same key, so the same handle.
+    let again = new_pit(p.on_interest(4, &fresh(2), 1));
+    assert_eq!(again, pit);
+    p.record_out(5, again, 3, 2).unwrap();
+    let faces: Vec<_> = p.out_records(again).map(|r| (r.face, r.nonce)).collect();
+    assert_eq!(faces, vec![(3, 2)]);
 }

@@ -34,7 +34,7 @@ pub(crate) fn interest_info<'a>(
     hashes: &'a PrefixHashes,
     fh: Option<u64>,
     nonce: u32,
-    rx: &RxPacket,
+    rx: &'a RxPacket,
 ) -> InterestInfo<'a> {
     InterestInfo {
         name: i.name(),
@@ -45,7 +45,7 @@ pub(crate) fn interest_info<'a>(
         nonce,
         lifetime_ns: i.lifetime().map(|ms| ms.saturating_mul(MS)),
         hop_limit: i.hop_limit(),
-        token: rx.lp.pit_token,
+        token: &rx.lp.pit_token,
         congestion_mark: u8::try_from(rx.lp.congestion_mark).unwrap_or(u8::MAX),
     }
 }

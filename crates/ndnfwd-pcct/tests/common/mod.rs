@@ -58,7 +58,7 @@ pub fn interest<'a>(n: &'a Name, h: &'a PrefixHashes, nonce: u32) -> InterestInf
         nonce,
         lifetime_ns: None,
         hop_limit: None,
-        token: LpToken::EMPTY,
+        token: &LpToken::EMPTY,
         congestion_mark: 0,
     }
 }

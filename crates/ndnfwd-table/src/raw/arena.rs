@@ -127,6 +127,19 @@ impl<T> Arena<T> {
         Ok(i)
     }
 
+    /// Stores the value `make` builds and returns its index, or `None` (`make` not called) when
+    /// every slot is taken. The slot is taken first, so the value is written straight into it
+    /// rather than built aside and moved in, as [`Arena::alloc`] must (it hands the value back
+    /// when full): for a large `T` built from parts, that move is a copy of the whole value.
+    #[inline]
+    pub fn alloc_with(&mut self, make: impl FnOnce() -> T) -> Option<u32> {
+        let (i, _) = self.take_slot()?;
+        // SAFETY: as in `alloc`: i < bump <= cap, so the slot lies inside the values array and is
+        // aligned for T; it was free, so it holds no live T to leak.
+        unsafe { self.values().add(i as usize).write(make()) };
+        Some(i)
+    }
+
     /// Marks a free slot occupied and returns it: the top of the free stack, or else the next
     /// never-used slot (then `true`: it holds no `T` yet). `None` when every slot is taken.
     #[inline(always)]
@@ -334,6 +347,33 @@ mod tests {
             a.iter().map(|(i, v)| (i, *v)).collect::<Vec<_>>(),
             vec![(0, 10), (1, 20)]
         );
+    }
+
+    #[test]
+    fn alloc_with_builds_in_the_slot_and_never_when_full() {
+        let mut a: Arena<String> = Arena::with_capacity(2);
+        let i = a.alloc_with(|| "a".into()).unwrap();
+        assert_eq!(a.get(i).map(String::as_str), Some("a"));
+        a.free(i);
+        assert_eq!(
+            a.alloc_with(|| "b".into()),
+            Some(i),
+            "freed slot is reused first"
+        );
+        assert!(a.alloc_with(|| "c".into()).is_some());
+        let mut called = false;
+        assert_eq!(
+            a.alloc_with(|| {
+                called = true;
+                "d".into()
+            }),
+            None
+        );
+        assert!(!called, "a full arena does not build the value");
+        assert_eq!(a.len(), 2);
+        let mut v: Vec<_> = a.iter().map(|(_, s)| s.clone()).collect();
+        v.sort();
+        assert_eq!(v, ["b", "c"]);
     }
 
     #[test]
