@@ -171,6 +171,8 @@ impl Sip {
     }
 }
 
+/// The second output word from the state after the first finalization.
+#[inline(always)]
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[1] ^= 0xdd;
     for _ in 0..D {

@@ -134,8 +134,9 @@ pub fn write_var_number(out: &mut Vec<u8>, v: u64) {
     }
 }
 
-/// Decodes a NonNegativeInteger value (1, 2, 4 or 8 bytes, big-endian).
-#[inline]
+/// Decodes a NonNegativeInteger value (1, 2, 4 or 8 bytes, big-endian). Always inlined: the
+/// call and its result through memory cost more than the few loads (a Data's FreshnessPeriod).
+#[inline(always)]
 pub fn read_nni(value: &[u8]) -> Result<u64, DecodeError> {
     Ok(match value.len() {
         1 => u64::from(value.first().copied().unwrap_or_default()),
