@@ -175,17 +175,14 @@ pub(super) mod avx2 {
         // Fast path: whole groups of four uncached prefixes (the usual case: the FIB's bucket
         // prefetch is the plan's first reader) go to `finish4` as they lie, without the
         // per-prefix pick below; the first group with a cached prefix ends it.
-        let mut groups = prefixes.chunks_exact(LANES);
-        let mut done = 0;
-        for group in groups.by_ref() {
-            let [a, b, c, d] = group else { break };
+        let mut prefixes = prefixes;
+        while let [a, b, c, d, rest @ ..] = prefixes {
             if a.h1.get() | b.h1.get() | c.h1.get() | d.h1.get() != 0 {
                 break;
             }
             finish4::<C, D>(&[a, b, c, d], LANES);
-            done += LANES;
+            prefixes = rest;
         }
-        let prefixes = prefixes.get(done..).unwrap_or_default();
         let Some(first) = prefixes.first() else {
             return;
         };
