@@ -171,6 +171,8 @@ impl Sip {
     }
 }
 
+/// The second output word from the state after the first finalization.
+#[inline(always)]
 fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[1] ^= 0xdd;
     for _ in 0..D {
@@ -567,7 +569,11 @@ mod tests {
         #[test]
         fn batch_finalization_equals_one_by_one(
             comps in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..20), 0..14),
-            cached in proptest::collection::vec(any::<bool>(), 14),
+            // Often none cached: whole groups of four then take the lanes' fast path.
+            cached in prop_oneof![
+                Just(vec![false; 14]),
+                proptest::collection::vec(any::<bool>(), 14),
+            ],
             lo in 0usize..4,
             hi in 0usize..16,
         ) {

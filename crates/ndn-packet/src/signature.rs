@@ -40,8 +40,9 @@ impl<'a> SignatureInfo<'a> {
     ///
     /// A SignatureType of one byte and nothing else (DigestSha256, the usual signature of
     /// forwarded test and local traffic) is taken without the element walk; it is what the
-    /// walk would find.
-    #[inline]
+    /// walk would find. That check is inlined into the caller (the Data decoder), the walk is
+    /// not.
+    #[inline(always)]
     pub fn new_checked(value: &'a [u8]) -> Result<Self, DecodeError> {
         if let &[t, 1, sig_type] = value {
             if u32::from(t) == tt::SIGNATURE_TYPE {
@@ -56,6 +57,7 @@ impl<'a> SignatureInfo<'a> {
     }
 
     /// [`Self::new_checked`] for any SignatureInfo: every element is read.
+    #[inline(never)]
     fn walk(value: &'a [u8]) -> Result<Self, DecodeError> {
         if value.first() != Some(&(tt::SIGNATURE_TYPE as u8)) {
             // Report a malformed first TLV-TYPE as such, a well-formed other one as missing.

@@ -134,8 +134,9 @@ pub fn write_var_number(out: &mut Vec<u8>, v: u64) {
     }
 }
 
-/// Decodes a NonNegativeInteger value (1, 2, 4 or 8 bytes, big-endian).
-#[inline]
+/// Decodes a NonNegativeInteger value (1, 2, 4 or 8 bytes, big-endian). Always inlined: the
+/// call and its result through memory cost more than the few loads (a Data's FreshnessPeriod).
+#[inline(always)]
 pub fn read_nni(value: &[u8]) -> Result<u64, DecodeError> {
     Ok(match value.len() {
         1 => u64::from(value.first().copied().unwrap_or_default()),
@@ -441,6 +442,41 @@ mod tests {
             read_single(&[10, 0, 10, 0]),
             Err(DecodeError::TrailingBytes)
         );
+    }
+
+    #[test]
+    fn element_if_is_element_at_of_the_expected_type() {
+        // Every buffer of up to 4 bytes from a small alphabet (one-byte and three-byte lengths,
+        // truncations, other types), at every position: `element_if` answers `None` exactly
+        // when the byte at `pos` is not `typ` (or there is none), and otherwise what
+        // `element_at` answers.
+        let alphabet = [0u8, 1, 2, 10, 252, 253, 255];
+        let mut bufs = vec![Vec::new()];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = bufs
+                .iter()
+                .filter(|b| b.len() == bufs.last().map_or(0, Vec::len))
+                .flat_map(|b| alphabet.iter().map(move |&x| [b.as_slice(), &[x]].concat()))
+                .collect();
+            bufs.extend(longer);
+        }
+        for buf in &bufs {
+            for pos in 0..=buf.len() + 1 {
+                for typ in [1u32, 10, 252] {
+                    let want = match buf.get(pos) {
+                        Some(&t) if u32::from(t) == typ => {
+                            element_at(buf, pos).map(|(_, v, end)| Some((v, end)))
+                        }
+                        _ => Ok(None),
+                    };
+                    assert_eq!(
+                        element_if(buf, pos, typ),
+                        want,
+                        "{buf:?} at {pos}, type {typ}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -172,6 +172,17 @@ pub(super) mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn run<const C: usize, const D: usize>(prefixes: &[Prefix]) {
+        // Fast path: whole groups of four uncached prefixes (the usual case: the FIB's bucket
+        // prefetch is the plan's first reader) go to `finish4` as they lie, without the
+        // per-prefix pick below; the first group with a cached prefix ends it.
+        let mut prefixes = prefixes;
+        while let [a, b, c, d, rest @ ..] = prefixes {
+            if a.h1.get() | b.h1.get() | c.h1.get() | d.h1.get() != 0 {
+                break;
+            }
+            finish4::<C, D>(&[a, b, c, d], LANES);
+            prefixes = rest;
+        }
         let Some(first) = prefixes.first() else {
             return;
         };
