@@ -1,3 +1,4 @@
+use super::common::{token_frame, token_frame_long, walk_common};
 use super::*;
 use crate::fixtures::{DATA_FULL, INTEREST_FULL, INTEREST_PARAMS, LP_DATA, NACK_NO_ROUTE};
 
