@@ -105,21 +105,27 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
             md,
             "Every case ran in each of {rounds} rounds (all cases, then all again); a row is the \
              round with the median rate (the lower of the middle two for an even count), and the \
-             last column lists every round's rate in round order.\n"
+             last column lists every round's rate in round order with the share of the \
+             machine's CPU time the hypervisor took from this VM during it (`steal` in \
+             `/proc/stat`).\n"
         );
     }
-    md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer | rounds' exchanges/s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| face | payload B | path | window | exchanges/s | RTT p50 ms | RTT p99 ms | sent | Data | Nacks | timeouts | forwarder CPU s | CPU µs/exchange: forwarder | consumer | producer | host steal % | rounds' exchanges/s (steal %) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let rows = v["rows"].as_array().cloned().unwrap_or_default();
     for x in &rows {
-        let each: Vec<String> = x["rounds_data_per_sec"]
-            .as_array()
-            .map_or(&[][..], Vec::as_slice)
+        let list = |k: &str| x[k].as_array().cloned().unwrap_or_default();
+        let steals = list("rounds_host_steal_pct");
+        let each: Vec<String> = list("rounds_data_per_sec")
             .iter()
-            .map(|r| format!("{:.0}k", f(r) / 1e3))
+            .enumerate()
+            .map(|(k, r)| match steals.get(k).and_then(Value::as_f64) {
+                Some(s) => format!("{:.0}k ({s:.0})", f(r) / 1e3),
+                None => format!("{:.0}k", f(r) / 1e3),
+            })
             .collect();
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.0} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x["face"].as_str().unwrap_or("?"),
             x["payload"],
             x["path"].as_str().unwrap_or("?"),
@@ -137,6 +143,9 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
             us(&x["forwarder_us_per_exchange"]),
             us(&x["consumer_us_per_exchange"]),
             us(&x["producer_us_per_exchange"]),
+            x["host_steal_pct"]
+                .as_f64()
+                .map_or("-".into(), |s| format!("{s:.1}")),
             if each.is_empty() {
                 "-".into()
             } else {

@@ -231,6 +231,14 @@ fn bench_e2e_in_rounds() {
     for r in rows {
         let rounds = r["rounds_data_per_sec"].as_array().unwrap();
         assert_eq!(rounds.len(), 2, "{r}");
+        let steal = r["rounds_host_steal_pct"].as_array().unwrap();
+        assert_eq!(steal.len(), 2, "{r}");
+        assert!(
+            steal
+                .iter()
+                .all(|s| (0.0..=100.0).contains(&s.as_f64().unwrap())),
+            "{r}"
+        );
         assert!(rounds.contains(&r["data_per_sec"]), "{r}");
         assert!(r["received"].as_u64().unwrap() > 0, "{r}");
         assert_eq!(r["received"], r["sent"], "{r}");

@@ -15,7 +15,7 @@ use clap::Args;
 use ndnfwd_netns::{veth, Netns};
 use serde_json::{json, Value};
 
-use crate::gen::cpu_seconds;
+use crate::gen::{cpu_seconds, host_steal_seconds};
 
 /// Options of `bench e2e`.
 #[derive(Args, Debug)]
@@ -312,8 +312,11 @@ fn row(
     v: &Value,
     fwd_cpu: Option<f64>,
     prod_cpu: f64,
+    steal: f64,
 ) -> Value {
     let per = |cpu: f64| cpu * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0);
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+    let elapsed_s = v["elapsed_ms"].as_f64().unwrap_or(0.0) / 1e3;
     json!({
         "face": case.face,
         "payload": case.payload,
@@ -333,6 +336,9 @@ fn row(
         // The same for each generator process: what one exchange costs the generator.
         "consumer_us_per_exchange": v["cpu_s"].as_f64().map(per),
         "producer_us_per_exchange": per(prod_cpu),
+        // Share of the machine's CPU time the hypervisor took away during the run: on a
+        // shared VM, what makes one run of the same code slower than another.
+        "host_steal_pct": 100.0 * steal / (elapsed_s * cpus).max(1e-9),
     })
 }
 
@@ -427,11 +433,21 @@ fn measure(
     }
     let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
     let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
+    let s0 = host_steal_seconds();
     let mut args = consumer_args(a, case, connect);
     args.extend(a.generator_cpus());
     let v = consumer(ns, &args)?;
+    let s1 = host_steal_seconds();
     let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    Ok(row(a, case, "forwarder", &v, Some(f1 - f0), p1 - p0))
+    Ok(row(
+        a,
+        case,
+        "forwarder",
+        &v,
+        Some(f1 - f0),
+        p1 - p0,
+        s1 - s0,
+    ))
 }
 
 /// The generator self-test: consumer straight to a listening producer over a local face
@@ -455,11 +471,11 @@ fn self_test(a: &E2eArgs, face: &str, payload: usize) -> Result<Value, String> {
         .map(str::to_owned),
     )?;
     let pid = prod.0.id().to_string();
-    let p0 = cpu_seconds(&pid);
+    let (p0, s0) = (cpu_seconds(&pid), host_steal_seconds());
     let case = Case { face, payload };
     let v = consumer(None, &consumer_args(a, &case, &uri))?;
-    let p1 = cpu_seconds(&pid);
-    Ok(row(a, &case, "self-test", &v, None, p1 - p0))
+    let (p1, s1) = (cpu_seconds(&pid), host_steal_seconds());
+    Ok(row(a, &case, "self-test", &v, None, p1 - p0, s1 - s0))
 }
 
 /// One case of a round: through the forwarder (with its UDP port) or the self-test.
@@ -487,13 +503,14 @@ impl Planned<'_> {
 }
 
 /// The row of the round with the median rate (the lower one of an even count), with every
-/// round's rate in `rounds_data_per_sec`.
+/// round's rate and host steal in `rounds_data_per_sec` and `rounds_host_steal_pct`.
 fn median_row(runs: &[Value]) -> Option<Value> {
     let rate = |r: &Value| r["data_per_sec"].as_f64().unwrap_or(0.0);
     let mut sorted: Vec<&Value> = runs.iter().collect();
     sorted.sort_by(|x, y| rate(x).total_cmp(&rate(y)));
     let mut row = (*sorted.get(sorted.len().checked_sub(1)? / 2)?).clone();
     row["rounds_data_per_sec"] = runs.iter().map(rate).collect();
+    row["rounds_host_steal_pct"] = runs.iter().map(|r| r["host_steal_pct"].clone()).collect();
     Some(row)
 }
 

@@ -22,7 +22,7 @@ mod producer;
 mod stats;
 mod wire;
 
-pub use stats::cpu_seconds;
+pub use stats::{cpu_seconds, host_steal_seconds};
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -70,6 +70,19 @@ pub fn cpu_seconds(pid: &str) -> f64 {
     (f.get(10).copied().unwrap_or(0.0) + f.get(11).copied().unwrap_or(0.0)) / 100.0
 }
 
+/// CPU seconds this machine's hypervisor gave to others while our CPUs wanted to run (the
+/// `steal` column of `/proc/stat`, all CPUs together); 0 where the kernel does not report it.
+pub fn host_steal_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    // cpu user nice system idle iowait irq softirq steal ...
+    let steal = stat
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().nth(8))
+        .and_then(|x| x.parse::<f64>().ok());
+    steal.unwrap_or(0.0) / 100.0
+}
+
 /// Per-pattern tallies.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PatternTally {
