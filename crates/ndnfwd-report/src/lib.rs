@@ -217,7 +217,7 @@ mod tests {
             "e2e",
             "ndnfwd bench e2e --duration 1",
             &format!(
-                r#"{{"bench":"e2e",{machine},"forwarder":"ndnfwd","window":64,"stream_window":256,"consumer_threads":1,"duration_s":1,"rounds":3,"rows":[{{"face":"unix","payload":100,"path":"forwarder","window":256,"data_per_sec":47000.0,"rtt_p50_ms":1.2,"rtt_p99_ms":3.4,"host_steal_pct":2.5,"rounds_data_per_sec":[52000.0,45000.0,47000.0],"rounds_host_steal_pct":[0.0,30.2,2.5]}}],"skipped":[{{"face":"ether","payload":100,"path":"forwarder","reason":"needs root","round":1}}],"self_test_ratios":[]}}"#
+                r#"{{"bench":"e2e",{machine},"forwarder":"ndnfwd","window":64,"stream_window":256,"consumer_threads":1,"duration_s":1,"rounds":3,"rows":[{{"face":"unix","payload":100,"path":"forwarder","window":256,"data_per_sec":47000.0,"rtt_p50_ms":1.2,"rtt_p99_ms":3.4,"host_steal_pct":2.5,"rounds_data_per_sec":[52000.0,45000.0,47000.0],"rounds_host_steal_pct":[0.0,30.2,2.5]}}],"skipped":[{{"face":"ether","payload":100,"path":"forwarder","reason":"needs root","round":1}}],"self_test_ratios":[{{"face":"unix","payload":100,"rounds":3,"self_test_over_forwarder":2.5,"forwarder_cpu_over_busiest_generator_cpu":2.0}}]}}"#
             ),
         );
         write(
@@ -249,6 +249,7 @@ mod tests {
             "skipped ether 100 B forwarder (round 1): needs root",
             "Every case ran in each of 3 rounds",
             "| 2.5 | 52k (0), 45k (30), 47k (2) |",
+            "- unix, 100 B: generator self-test rate / forwarder rate 2.50x; forwarder CPU per exchange / the busier generator process's 2.00x (each the median over 3 rounds",
             "| 2 | speculative | 3000 | 0.950 | 900 | 1.900 | 2.00 |",
             "- 2 workers against 1 in the same invocation: **1.90x** the Interests per second, **1.90x** the Data. Each worker's CPU cycles per Interest: - with 1 worker, - with 2",
             "| 8 | 2 | 300.0 | 52.0 |",

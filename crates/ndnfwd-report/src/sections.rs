@@ -175,11 +175,18 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
         let _ = writeln!(
             md,
             "- {}, {} B: generator self-test rate / forwarder rate {:.2}x; forwarder CPU per \
-             exchange / the busier generator process's {:.2}x",
+             exchange / the busier generator process's {:.2}x{}",
             s["face"].as_str().unwrap_or("unix"),
             s["payload"],
             f(&s["self_test_over_forwarder"]),
             f(&s["forwarder_cpu_over_busiest_generator_cpu"]),
+            match s["rounds"].as_u64() {
+                Some(n) if n > 1 => format!(
+                    " (each the median over {n} rounds of the ratio within a round, where the \
+                     self-test ran right after the forwarder case)"
+                ),
+                _ => String::new(),
+            },
         );
     }
     md.push('\n');

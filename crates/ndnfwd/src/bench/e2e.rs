@@ -17,6 +17,11 @@ use serde_json::{json, Value};
 
 use crate::gen::{cpu_seconds, host_steal_seconds};
 
+#[path = "e2e_summary.rs"]
+mod summary;
+
+use summary::{median_row, self_test_ratio};
+
 /// Options of `bench e2e`.
 #[derive(Args, Debug)]
 pub struct E2eArgs {
@@ -502,20 +507,10 @@ impl Planned<'_> {
     }
 }
 
-/// The row of the round with the median rate (the lower one of an even count), with every
-/// round's rate and host steal in `rounds_data_per_sec` and `rounds_host_steal_pct`.
-fn median_row(runs: &[Value]) -> Option<Value> {
-    let rate = |r: &Value| r["data_per_sec"].as_f64().unwrap_or(0.0);
-    let mut sorted: Vec<&Value> = runs.iter().collect();
-    sorted.sort_by(|x, y| rate(x).total_cmp(&rate(y)));
-    let mut row = (*sorted.get(sorted.len().checked_sub(1)? / 2)?).clone();
-    row["rounds_data_per_sec"] = runs.iter().map(rate).collect();
-    row["rounds_host_steal_pct"] = runs.iter().map(|r| r["host_steal_pct"].clone()).collect();
-    Some(row)
-}
-
 /// Runs every case; prints one JSON object.
 pub fn run(a: &E2eArgs) -> Result<(), String> {
+    // A self-test runs right after the forwarder case of the same face and payload, so the
+    // two rates of a round were measured in the same minute of this shared machine.
     let mut plan = Vec::new();
     let base_port = 20000 + (std::process::id() % 20000) as u16;
     for (k, face) in a.faces.iter().enumerate() {
@@ -525,17 +520,7 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
                 case: Case { face, payload },
                 port,
             });
-        }
-    }
-    let local: Vec<&str> = a
-        .faces
-        .iter()
-        .map(String::as_str)
-        .filter(|f| LOSSLESS.contains(f))
-        .collect();
-    if !a.no_self_test {
-        for &face in &local {
-            for &payload in &a.payloads {
+            if !a.no_self_test && LOSSLESS.contains(&face.as_str()) {
                 plan.push(Planned {
                     case: Case { face, payload },
                     port: None,
@@ -550,7 +535,10 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
             let (face, payload, path) = (p.case.face, p.case.payload, p.path());
             eprintln!("bench e2e: round {round}: {face} {payload} B {path}");
             match p.measure(a) {
-                Ok(r) => got.push(r),
+                Ok(mut r) => {
+                    r["round"] = round.into();
+                    got.push(r);
+                }
                 Err(why) => {
                     eprintln!("bench e2e: skipped {face} {payload} B {path}: {why}");
                     skipped.push(json!({"face": face, "path": path, "payload": payload,
@@ -559,35 +547,14 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
             }
         }
     }
-    let rows: Vec<Value> = runs.iter().filter_map(|r| median_row(r)).collect();
-    let rate = |path: &str, face: &str, payload: usize| {
-        rows.iter()
-            .find(|r| r["path"] == path && r["face"] == face && r["payload"] == payload)
-            .and_then(|r| r["data_per_sec"].as_f64())
-    };
-    let cases = local
+    let ratios: Vec<Value> = plan
         .iter()
-        .flat_map(|&face| a.payloads.iter().map(move |&p| (face, p)));
-    let ratios: Vec<Value> = cases
-        .filter_map(|(face, p)| {
-            let s = rate("self-test", face, p)?;
-            let f = rate("forwarder", face, p)?;
-            let fwd_row = rows
-                .iter()
-                .find(|r| r["path"] == "forwarder" && r["face"] == face && r["payload"] == p)?;
-            let gen_cost = f64::max(
-                fwd_row["consumer_us_per_exchange"].as_f64().unwrap_or(0.0),
-                fwd_row["producer_us_per_exchange"].as_f64().unwrap_or(0.0),
-            );
-            let fwd_cost = fwd_row["forwarder_us_per_exchange"].as_f64().unwrap_or(0.0);
-            Some(json!({
-                "face": face,
-                "payload": p,
-                "self_test_over_forwarder": s / f.max(1e-9),
-                "forwarder_cpu_over_busiest_generator_cpu": fwd_cost / gen_cost.max(1e-9),
-            }))
-        })
+        .zip(&runs)
+        .zip(plan.iter().zip(&runs).skip(1))
+        .filter(|((f, _), (s, _))| f.port.is_some() && s.port.is_none())
+        .filter_map(|((f, fwd), (_, own))| self_test_ratio(&f.case, fwd, own))
         .collect();
+    let rows: Vec<Value> = runs.iter().filter_map(|r| median_row(r)).collect();
     let out = json!({
         "bench": "e2e",
         "machine": super::machine(),
@@ -606,7 +573,3 @@ pub fn run(a: &E2eArgs) -> Result<(), String> {
     println!("{out}");
     Ok(())
 }
-
-#[cfg(test)]
-#[path = "e2e_tests.rs"]
-mod tests;
