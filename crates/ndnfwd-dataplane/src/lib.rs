@@ -34,7 +34,7 @@ use crossbeam_queue::ArrayQueue;
 
 pub use config::{DataplaneConfig, FaceSpec, ListenerSpec, RouteSpec, Threads};
 pub use runtime::{Dataplane, StartError};
-pub use sys::pin_current_thread;
+pub use sys::{pin_current_thread, set_timer_slack};
 
 /// The output rings, one per I/O stage: packets the workers send, drained by the I/O stage
 /// that owns the egress face.
