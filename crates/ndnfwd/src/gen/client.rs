@@ -85,7 +85,7 @@ pub struct Client {
 }
 
 /// How long an idle generator thread on a shared-memory face naps before it looks at its
-/// ring again (the kernel's timer slack adds about 50 us).
+/// ring again (generator threads sleep with a 1 us timer slack, so it lasts about that).
 const SHM_NAP: Duration = Duration::from_micros(20);
 
 /// Packets taken per poll. A thread handles at most this many before it flushes what they
