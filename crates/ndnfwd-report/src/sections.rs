@@ -90,8 +90,8 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
         let _ = writeln!(
             md,
             "Pinned (`--pin`): the forwarder alone on CPU {}, the consumer and the producer on \
-             CPU(s) {}; the self-tests are not pinned (the generator's ceiling with the whole \
-             machine).\n",
+             CPU(s) {}; in a self-test (the generator's ceiling with the whole machine) the \
+             producer stays there and the consumer takes the forwarder's CPU.\n",
             p.get("forwarder_cpu")
                 .map_or("?".into(), ToString::to_string),
             p.get("generator_cpus")

@@ -64,8 +64,8 @@ pub struct E2eArgs {
     no_self_test: bool,
     /// Run the forwarder on the last CPU alone (`taskset`) and the consumer and producer on
     /// the others (`gen --cpus`), so the one forwarding thread has a core to itself and does
-    /// not share it with the generator. The self-tests stay unpinned: they measure what the
-    /// generator can do with the whole machine.
+    /// not share it with the generator. A self-test, which measures what the generator can do
+    /// with the whole machine, puts its producer on the others and its consumer on the last.
     #[arg(long)]
     pin: bool,
     /// Rounds: every case is measured this many times, one round of all cases after another,
@@ -105,6 +105,19 @@ impl E2eArgs {
         match self.pinning() {
             Ok(Some(p)) => vec!["--cpus".into(), p.generator],
             _ => Vec::new(),
+        }
+    }
+
+    /// `--cpus` for the producer and the consumer of a pinned self-test: the producer on the
+    /// generators' CPUs, the consumer on the forwarder's (free during a self-test), so the
+    /// pair has the whole machine and the scheduler cannot stack them on one CPU.
+    fn self_test_cpus(&self) -> (Vec<String>, Vec<String>) {
+        match self.pinning() {
+            Ok(Some(p)) => (
+                vec!["--cpus".into(), p.generator],
+                vec!["--cpus".into(), p.forwarder.to_string()],
+            ),
+            _ => (Vec::new(), Vec::new()),
         }
     }
 }
@@ -461,24 +474,23 @@ fn self_test(a: &E2eArgs, face: &str, payload: usize) -> Result<Value, String> {
     let dir = scratch(&format!("self-{face}-{payload}"))?;
     let uri = format!("{face}://{}", dir.0.join("prod.sock").display());
     let p = payload.to_string();
-    let prod = producer(
-        None,
-        &[
-            "--listen",
-            &uri,
-            "--prefix",
-            "/e2e",
-            "--payload",
-            &p,
-            "--sign",
-            &a.sign,
-        ]
-        .map(str::to_owned),
-    )?;
+    let (prod_cpus, cons_cpus) = a.self_test_cpus();
+    let prod_args = [
+        "--listen",
+        &uri,
+        "--prefix",
+        "/e2e",
+        "--payload",
+        &p,
+        "--sign",
+        &a.sign,
+    ]
+    .map(str::to_owned);
+    let prod = producer(None, &[&prod_args[..], &prod_cpus].concat())?;
     let pid = prod.0.id().to_string();
     let (p0, s0) = (cpu_seconds(&pid), host_steal_seconds());
     let case = Case { face, payload };
-    let v = consumer(None, &consumer_args(a, &case, &uri))?;
+    let v = consumer(None, &[consumer_args(a, &case, &uri), cons_cpus].concat())?;
     let (p1, s1) = (cpu_seconds(&pid), host_steal_seconds());
     Ok(row(a, &case, "self-test", &v, None, p1 - p0, s1 - s0))
 }
