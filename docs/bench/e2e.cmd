@@ -1,1 +1,1 @@
-ndnfwd bench e2e --duration 3 --pin
+ndnfwd bench e2e --duration 3 --pin --rounds 5
