@@ -102,6 +102,36 @@ pub(super) fn walk_common(wire: &[u8]) -> Option<CommonFrame<'_>> {
     }
 }
 
+// The one-byte codes the token frames match on.
+const _: () = assert!(
+    tt::LP_PACKET < 253 && tt::PIT_TOKEN < 253 && tt::FRAGMENT < 253 && MAX_PIT_TOKEN_LEN < 253
+);
+const LP: u8 = tt::LP_PACKET as u8;
+const TOKEN: u8 = tt::PIT_TOKEN as u8;
+const FRAGMENT: u8 = tt::FRAGMENT as u8;
+const MAX_TOKEN: u8 = MAX_PIT_TOKEN_LEN as u8;
+
+/// The answer of a token frame: its token around the network packet of type `net` at
+/// `payload`, when its lengths agree (`whole`) and `net` is an Interest or a Data.
+#[inline(always)]
+fn token_only(
+    whole: bool,
+    token: &[u8],
+    payload: Range<usize>,
+    net: u8,
+) -> Option<CommonFrame<'_>> {
+    let net_type = u32::from(net);
+    (whole && is_network_type(net_type)).then_some(CommonFrame {
+        fields: CommonFields {
+            pit_token: Some(token),
+            nack: None,
+            congestion_mark: None,
+        },
+        payload,
+        net_type,
+    })
+}
+
 /// The shape of nearly every frame between local faces, read at fixed offsets: an LpPacket
 /// holding only a PitToken and a Fragment around a whole Interest or Data, every TLV-TYPE and
 /// TLV-LENGTH one byte. `None` for anything else, which the general walk of [`decode_common`]
@@ -109,10 +139,6 @@ pub(super) fn walk_common(wire: &[u8]) -> Option<CommonFrame<'_>> {
 /// of its checks with the lengths known to be one byte).
 #[inline(always)]
 pub(super) fn token_frame(wire: &[u8]) -> Option<CommonFrame<'_>> {
-    const LP: u8 = tt::LP_PACKET as u8;
-    const TOKEN: u8 = tt::PIT_TOKEN as u8;
-    const FRAGMENT: u8 = tt::FRAGMENT as u8;
-    const MAX_TOKEN: u8 = MAX_PIT_TOKEN_LEN as u8;
     let [LP, outer @ 0..=252, TOKEN, t @ 1..=MAX_TOKEN, rest @ ..] = wire else {
         return None;
     };
@@ -125,16 +151,7 @@ pub(super) fn token_frame(wire: &[u8]) -> Option<CommonFrame<'_>> {
     let whole = usize::from(*outer) + 2 == wire.len()
         && start + usize::from(*frag) == wire.len()
         && usize::from(*net_len) + 2 == usize::from(*frag);
-    let net_type = u32::from(*net);
-    (whole && is_network_type(net_type)).then_some(CommonFrame {
-        fields: CommonFields {
-            pit_token: Some(token),
-            nack: None,
-            congestion_mark: None,
-        },
-        payload: start..wire.len(),
-        net_type,
-    })
+    token_only(whole, token, start..wire.len(), *net)
 }
 
 /// A TLV-LENGTH as a token frame up to the largest packet writes it: one byte, or 253 and two
@@ -156,10 +173,6 @@ fn short_length(b: &[u8]) -> Option<(usize, &[u8])> {
 /// than about 200 bytes, which the fixed offsets do not cover, skips the general walk too.
 /// Each test is one of the walk's checks (see [`token_frame`]).
 pub(super) fn token_frame_long(wire: &[u8]) -> Option<CommonFrame<'_>> {
-    const LP: u8 = tt::LP_PACKET as u8;
-    const TOKEN: u8 = tt::PIT_TOKEN as u8;
-    const FRAGMENT: u8 = tt::FRAGMENT as u8;
-    const MAX_TOKEN: u8 = MAX_PIT_TOKEN_LEN as u8;
     let [LP, rest @ ..] = wire else {
         return None;
     };
@@ -180,22 +193,8 @@ pub(super) fn token_frame_long(wire: &[u8]) -> Option<CommonFrame<'_>> {
     let (net_len, rest) = short_length(rest)?;
     // The LpPacket spans the frame, the Fragment ends it, the network packet fills the Fragment.
     let whole = lp_spans_frame && frag == wire.len() - start && net_len == rest.len();
-    let net_type = u32::from(*net);
-    (whole && is_network_type(net_type)).then_some(CommonFrame {
-        fields: CommonFields {
-            pit_token: Some(token),
-            nack: None,
-            congestion_mark: None,
-        },
-        payload: start..wire.len(),
-        net_type,
-    })
+    token_only(whole, token, start..wire.len(), *net)
 }
-
-// The one-byte codes `token_frame` matches on.
-const _: () = assert!(
-    tt::LP_PACKET < 253 && tt::PIT_TOKEN < 253 && tt::FRAGMENT < 253 && MAX_PIT_TOKEN_LEN < 253
-);
 
 fn is_network_type(typ: u32) -> bool {
     typ == tt::INTEREST || typ == tt::DATA
