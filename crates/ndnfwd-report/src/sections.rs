@@ -90,13 +90,19 @@ fn e2e(r: &[BenchResult], dir: &Path, md: &mut String, w: &mut Vec<PathBuf>) -> 
         let _ = writeln!(
             md,
             "Pinned (`--pin`): the forwarder alone on CPU {}, the consumer and the producer on \
-             CPU(s) {}; in a self-test (the generator's ceiling with the whole machine) the \
+             CPU(s) {}{}; in a self-test (the generator's ceiling with the whole machine) the \
              producer stays there and the consumer takes the forwarder's CPU.\n",
             p.get("forwarder_cpu")
                 .map_or("?".into(), ToString::to_string),
             p.get("generator_cpus")
                 .and_then(|c| c.as_str())
                 .unwrap_or("?"),
+            p.get("generator_nap_us")
+                .and_then(|c| c.as_str())
+                .map_or(String::new(), |n| format!(
+                    ", sharing them and napping {n} µs on an empty shared-memory ring \
+                     (`gen --nap-us`)"
+                )),
         );
     }
     let rounds = v["rounds"].as_u64().unwrap_or(1);

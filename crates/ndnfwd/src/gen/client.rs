@@ -82,11 +82,10 @@ pub struct Client {
     shm: bool,
     /// When a packet last arrived (ns since `epoch`).
     last_rx: u64,
+    /// How long an idle thread on a shared-memory face naps before it looks at its ring again
+    /// (generator threads sleep with a 1 us timer slack, so it lasts about that).
+    nap: Duration,
 }
-
-/// How long an idle generator thread on a shared-memory face naps before it looks at its
-/// ring again (generator threads sleep with a 1 us timer slack, so it lasts about that).
-const SHM_NAP: Duration = Duration::from_micros(20);
 
 /// Packets taken per poll. A thread handles at most this many before it flushes what they
 /// caused, so its peer has work while it goes on: with 512, a self-test producer answered a
@@ -99,8 +98,9 @@ const RX_BURST: usize = 64;
 const SHM_NAP_WINDOW_NS: u64 = 2_000_000;
 
 impl Client {
-    /// Opens the endpoint.
-    pub fn open(ep: &Endpoint) -> Result<Self, String> {
+    /// Opens the endpoint; on a shared-memory face a busy thread naps `nap` when its ring
+    /// is empty.
+    pub fn open(ep: &Endpoint, nap: Duration) -> Result<Self, String> {
         let mut table = FaceTable::new(FaceIdAllocator::default(), FaceTableConfig::default())
             .map_err(|e| format!("face table: {e}"))?;
         let p = Persistency::Persistent;
@@ -149,6 +149,7 @@ impl Client {
             epoch: Instant::now(),
             shm,
             last_rx: 0,
+            nap,
         })
     }
 
@@ -185,7 +186,7 @@ impl Client {
         let busy = now().saturating_sub(self.last_rx) < SHM_NAP_WINDOW_NS;
         if ms != 0 && self.shm && busy {
             if self.table.recv_burst(now(), &mut self.rx, RX_BURST) == 0 {
-                std::thread::sleep(SHM_NAP);
+                std::thread::sleep(self.nap);
             }
         } else if ms != 0 {
             let _ = self.table.wait(ms);

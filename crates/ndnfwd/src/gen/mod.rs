@@ -62,12 +62,18 @@ pub struct Connect {
     /// generator off the forwarder's cores). Default: no pinning.
     #[arg(long, value_delimiter = ',')]
     cpus: Vec<usize>,
+    /// Microseconds a thread on a busy shared-memory face naps when its ring is empty. Short
+    /// naps keep a thread with a CPU of its own close to its peer; when generator processes
+    /// share one CPU each nap hands it to the other, and longer naps mean bigger batches per
+    /// context switch.
+    #[arg(long, default_value_t = 20)]
+    nap_us: u64,
 }
 
 impl Connect {
-    /// Sets up the calling generator thread `t`: a timer slack of 1 us, so that the 20 us nap
-    /// of a busy shared-memory face ([`Client::poll`]) lasts 20 us and not the default slack's
-    /// 70 (a peer that finds its ring empty waits that long for work that is already there),
+    /// Sets up the calling generator thread `t`: a timer slack of 1 us, so that the nap of a
+    /// busy shared-memory face ([`Client::poll`], `--nap-us`) lasts what it says and not 50 us
+    /// more (a peer that finds its ring empty would wait that long for work already there),
     /// and its CPU, if any were given.
     fn prepare_thread(&self, t: usize) -> Result<(), String> {
         let pinned = match self.cpus.get(t % self.cpus.len().max(1)) {
@@ -262,7 +268,7 @@ fn run_consumer(a: &ConsumerArgs) -> Result<ExitCode, String> {
     let live = Live::default();
     let running = AtomicUsize::new(usize::from(threads));
     let mut clients = (0..threads)
-        .map(|_| Client::open(&ep))
+        .map(|_| Client::open(&ep, Duration::from_micros(a.connect.nap_us)))
         .collect::<Result<Vec<_>, _>>()?;
     let epoch = Instant::now();
     let deadline_ns = a.duration.map(|d| (d.max(0.0) * 1e9) as u64);
@@ -389,7 +395,7 @@ fn run_producer(a: &ProducerArgs) -> Result<ExitCode, String> {
     let stop = stop_flag()?;
     let mut clients = Vec::new();
     for _ in 0..threads {
-        let mut c = Client::open(&ep)?;
+        let mut c = Client::open(&ep, Duration::from_micros(a.connect.nap_us))?;
         if !a.no_register && !ep.is_listen() {
             for r in &rules {
                 client::register(&mut c, &r.prefix, a.cost)?;
