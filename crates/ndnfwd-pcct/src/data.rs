@@ -378,10 +378,21 @@ impl Pcct {
         let Some(e) = self.pits.get_live(p) else {
             return false;
         };
-        let v = View::new(e, &self.exts);
-        let n = v.n_in();
-        for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
-            push_satisfied(r, now, in_face, start, out);
+        let n = usize::from(e.n_in);
+        match e.ins.get(..n) {
+            // Every record inline, the usual entry: the same records in the same order as the
+            // view's, without looking up the extension block.
+            Some(ins) => {
+                for r in ins.iter().rev() {
+                    push_satisfied(r, now, in_face, start, out);
+                }
+            }
+            None => {
+                let v = View::new(e, &self.exts);
+                for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
+                    push_satisfied(r, now, in_face, start, out);
+                }
+            }
         }
         self.free_part_inline(p);
         self.counters.satisfied += 1;
