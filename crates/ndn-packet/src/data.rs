@@ -128,8 +128,14 @@ impl<'a> Data<'a> {
             return None;
         }
         let (ns, ne) = usual_at(wire, outer, tt::NAME)?;
-        let mut count = Count(0);
-        let name = NameRef::scan(wire.get(ns..ne)?, &mut count).ok()?.0;
+        let value = wire.get(ns..ne)?;
+        let (name, count) = match NameRef::scan_generic(value) {
+            Some(generic) => generic,
+            None => {
+                let mut count = Count(0);
+                (NameRef::scan(value, &mut count).ok()?.0, count.0)
+            }
+        };
         let mut pos = ne;
         let (mut content_type, mut freshness_period) = (None, None);
         if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
@@ -175,7 +181,7 @@ impl<'a> Data<'a> {
             has_content_type: content_type.is_some(),
             has_freshness_period: freshness_period.is_some(),
         };
-        Some((d, count.0))
+        Some((d, count))
     }
 
     /// The general decoder, for any layout (and every error); `count` counts the name's

@@ -406,3 +406,47 @@ fn usual_layout_path_equals_the_general_decoder() {
         assert!(!usual_agrees(&d), "{d:?}");
     }
 }
+
+#[test]
+fn generic_name_scan_accepts_what_the_scan_accepts() {
+    // Every name value of up to 5 bytes over an alphabet of types, lengths and other bytes:
+    // where the generic-only scan answers, the general scan accepts the same name with the
+    // same component count; it answers for the all-generic names (and only for them).
+    let alphabet = [0u8, 1, 2, 8, 32, 252, 253];
+    let mut bufs = vec![Vec::new()];
+    for len in 1..=5 {
+        let longer: Vec<Vec<u8>> = bufs
+            .iter()
+            .filter(|b| b.len() == len - 1)
+            .flat_map(|b| alphabet.iter().map(move |&x| [b.as_slice(), &[x]].concat()))
+            .collect();
+        bufs.extend(longer);
+    }
+    let mut answered = 0;
+    for v in &bufs {
+        let mut count = Count(0);
+        let general = NameRef::scan(v, &mut count).map(|(n, _)| n);
+        if let Some((name, n)) = NameRef::scan_generic(v) {
+            assert_eq!(Ok(name), general, "{v:?}");
+            assert_eq!(n, count.0, "{v:?}");
+            answered += 1;
+        } else if general.is_ok() {
+            // Left to the general scan: some component is not a one-byte-length generic one.
+            assert!(name_has_other_component(v), "{v:?}");
+        }
+    }
+    assert!(answered > 10, "{answered}");
+}
+
+/// Whether a valid name value holds a component other than a GenericNameComponent with a
+/// one-byte length.
+fn name_has_other_component(v: &[u8]) -> bool {
+    let mut pos = 0;
+    while let Some(&[t, l]) = v.get(pos..pos + 2) {
+        if t != 8 || l > 252 {
+            return true;
+        }
+        pos += 2 + usize::from(l);
+    }
+    false
+}
