@@ -352,9 +352,9 @@ impl NameVisitor for Count {
 /// is left to the general decoder (longer lengths, errors).
 #[inline(always)]
 fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
-    let (start, len) = match buf.get(pos..)? {
-        &[t, l @ 0..=252, ..] if u32::from(t) == typ => (pos + 2, usize::from(l)),
-        &[t, 253, hi, lo, ..] if u32::from(t) == typ => {
+    let (start, len) = match *buf.get(pos..)? {
+        [t, l @ 0..=252, ..] if u32::from(t) == typ => (pos + 2, usize::from(l)),
+        [t, 253, hi, lo, ..] if u32::from(t) == typ => {
             let len = usize::from(u16::from_be_bytes([hi, lo]));
             if len < 253 {
                 return None;

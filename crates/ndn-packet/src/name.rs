@@ -151,8 +151,8 @@ impl<'a> NameRef<'a> {
     pub(crate) fn scan_generic(value: &'a [u8]) -> Option<(Self, usize)> {
         let (mut pos, mut n) = (0, 0);
         while pos < value.len() {
-            match value.get(pos..pos + 2)? {
-                &[GENERIC, len @ 0..=252] => pos += 2 + usize::from(len),
+            match *value.get(pos..pos + 2)? {
+                [GENERIC, len @ 0..=252] => pos += 2 + usize::from(len),
                 _ => return None,
             }
             n += 1;
