@@ -80,11 +80,12 @@ fn opt_span_in(wire: &[u8], sub: Option<&[u8]>) -> Span {
 impl<'a> Data<'a> {
     /// Checks that `wire` is exactly one valid Data TLV.
     ///
-    /// One walk over the top-level elements (the name's components are checked by the same
-    /// walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a Data costs
-    /// one header decode per element.
+    /// The usual layout is taken by a straight-line check ([`Self::usual`]); anything else
+    /// goes through one walk over the top-level elements (the name's components are checked by
+    /// the same walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a
+    /// Data costs one header decode per element.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::decode(wire, &mut ())
+        Self::checked_counted(wire).map(|(d, _)| d)
     }
 
     /// [`Self::new_checked`] that also returns the keyed identity of the Data name
@@ -97,21 +98,103 @@ impl<'a> Data<'a> {
         wire: &'a [u8],
         hasher: &NameHasher,
     ) -> Result<(Self, NameId), DecodeError> {
-        let mut count = Count(0);
-        let d = Self::decode(wire, &mut count)?;
-        Ok((d, hasher.id_of_value(d.name.value(), count.0)))
+        let (d, n) = Self::checked_counted(wire)?;
+        Ok((d, hasher.id_of_value(d.name.value(), n)))
     }
 
-    /// The decoder; `name` is told each component of the name as it is checked.
+    /// The checked view and its name's component count: the usual layout's straight-line
+    /// check, else the general decoder (which also reports every error).
     #[inline(always)]
-    fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
+    fn checked_counted(wire: &'a [u8]) -> Result<(Self, usize), DecodeError> {
+        if let Some(usual) = Self::usual(wire) {
+            return Ok(usual);
+        }
+        let mut count = Count(0);
+        let d = Self::general(wire, &mut count)?;
+        Ok((d, count.0))
+    }
+
+    /// The usual Data, checked in one straight line: Name, an optional MetaInfo holding at most
+    /// ContentType then FreshnessPeriod, an optional Content, SignatureInfo and SignatureValue,
+    /// in that order and nothing else, every header of the [`usual_at`] shape. Offsets are
+    /// taken in the wire itself (no slice arithmetic for the spans). `None` for any other
+    /// layout and for every error: the general decoder then decides, so this path accepts only
+    /// what the general one accepts, with the same view (the tests pin both).
+    #[inline(always)]
+    fn usual(wire: &'a [u8]) -> Option<(Self, usize)> {
+        // The outer length is at most 0xffff: the offsets below fit a `u32`.
+        let (outer, end) = usual_at(wire, 0, tt::DATA)?;
+        if end != wire.len() {
+            return None;
+        }
+        let (ns, ne) = usual_at(wire, outer, tt::NAME)?;
+        let value = wire.get(ns..ne)?;
+        let (name, count) = match NameRef::scan_generic(value) {
+            Some(generic) => generic,
+            None => {
+                let mut count = Count(0);
+                (NameRef::scan(value, &mut count).ok()?.0, count.0)
+            }
+        };
+        let mut pos = ne;
+        let (mut content_type, mut freshness_period) = (None, None);
+        if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
+            let meta = wire.get(..me)?;
+            let mut at = ms;
+            if let Some((s, e)) = usual_at(meta, at, tt::CONTENT_TYPE) {
+                content_type = Some(tlv::read_nni(meta.get(s..e)?).ok()?);
+                at = e;
+            }
+            if let Some((s, e)) = usual_at(meta, at, tt::FRESHNESS_PERIOD) {
+                freshness_period = Some(tlv::read_nni(meta.get(s..e)?).ok()?);
+                at = e;
+            }
+            if at != me {
+                return None;
+            }
+            pos = me;
+        }
+        let content = match usual_at(wire, pos, tt::CONTENT) {
+            Some((s, e)) => {
+                pos = e;
+                (s as u32, e as u32)
+            }
+            None => (0, 0),
+        };
+        let (is, ie) = usual_at(wire, pos, tt::SIGNATURE_INFO)?;
+        let signature_info = SignatureInfo::new_checked(wire.get(is..ie)?).ok()?;
+        let (vs, ve) = usual_at(wire, ie, tt::SIGNATURE_VALUE)?;
+        if ve != end {
+            return None;
+        }
+        let d = Data {
+            wire,
+            name,
+            content_type: content_type.unwrap_or(0),
+            freshness_period: freshness_period.unwrap_or(0),
+            sig_type: signature_info.sig_type(),
+            final_block_id: (0, 0),
+            content,
+            signature_info: (is as u32, ie as u32),
+            key_locator: opt_span_in(wire, signature_info.key_locator()),
+            signature_value: (vs as u32, ve as u32),
+            has_content_type: content_type.is_some(),
+            has_freshness_period: freshness_period.is_some(),
+        };
+        Some((d, count))
+    }
+
+    /// The general decoder, for any layout (and every error); `count` counts the name's
+    /// components as the walk checks them. Out of line: the usual Data never gets here.
+    #[inline(never)]
+    fn general(wire: &'a [u8], count: &mut Count) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::DATA)?;
         if u32::try_from(wire.len()).is_err() {
             return Err(DecodeError::Invalid(tt::DATA));
         }
         let (name, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
-            (NameRef::scan(value, name)?.0, pos)
+            (NameRef::scan(value, count)?.0, pos)
         };
         let (mut meta, mut sig_info) = (None, None);
         // Spans are taken where each element is found (start 0: not found).
@@ -261,6 +344,27 @@ impl NameVisitor for Count {
     fn component(&mut self, _: &[u8], _: usize) {
         self.0 += 1;
     }
+}
+
+/// The element at `buf[pos..]` when it has the one-byte TLV-TYPE `typ` and a length of one
+/// byte, or of three (253 and a big-endian `u16` of at least 253, the shortest form), and lies
+/// inside `buf`: its value's range `(start, end)` in `buf`. `None` for any other header, which
+/// is left to the general decoder (longer lengths, errors).
+#[inline(always)]
+fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
+    let (start, len) = match *buf.get(pos..)? {
+        [t, l @ 0..=252, ..] if u32::from(t) == typ => (pos + 2, usize::from(l)),
+        [t, 253, hi, lo, ..] if u32::from(t) == typ => {
+            let len = usize::from(u16::from_be_bytes([hi, lo]));
+            if len < 253 {
+                return None;
+            }
+            (pos + 4, len)
+        }
+        _ => return None,
+    };
+    let end = start + len;
+    (end <= buf.len()).then_some((start, end))
 }
 
 /// Spec position of a recognized Data element (0: not recognized).

@@ -320,3 +320,133 @@ proptest::proptest! {
         proptest::prop_assert_eq!(Data::new_checked(&relabeled), reference_decode(&relabeled));
     }
 }
+
+/// [`Data::usual`] against the general decoder on one buffer: where the straight-line path
+/// takes a Data, the general decoder gives the same view and component count, and
+/// `new_checked` always answers what the general decoder does. True if the path took it.
+fn usual_agrees(wire: &[u8]) -> bool {
+    let mut count = Count(0);
+    let general = Data::general(wire, &mut count);
+    assert_eq!(Data::new_checked(wire), general, "{wire:?}");
+    match Data::usual(wire) {
+        Some((d, n)) => {
+            assert_eq!(Ok(d), general, "{wire:?}");
+            assert_eq!(n, count.0, "{wire:?}");
+            true
+        }
+        None => false,
+    }
+}
+
+#[test]
+fn usual_layout_path_equals_the_general_decoder() {
+    // Built Data of the usual shapes (one- and three-byte lengths, MetaInfo fields and Content
+    // present or not, a lone SignatureType or one with a KeyLocator), then each byte of each
+    // set to values that change types, lengths and length forms, then each cut short.
+    let long = "x".repeat(260);
+    let mut fixtures = Vec::new();
+    for name in [n("/"), n("/a/b/c"), n(&format!("/e/{long}"))] {
+        for content in [None, Some(0), Some(100), Some(300)] {
+            for (ct, fp) in [
+                (None, None),
+                (Some(0), None),
+                (None, Some(10_000)),
+                (Some(3), Some(1)),
+            ] {
+                for keyed in [false, true] {
+                    let mut b = DataBuilder::new(name.clone());
+                    if let Some(ct) = ct {
+                        b = b.content_type(ct);
+                    }
+                    if let Some(fp) = fp {
+                        b = b.freshness_period(fp);
+                    }
+                    if let Some(len) = content {
+                        b = b.content(vec![0x5a; len]);
+                    }
+                    if keyed {
+                        b = b.signature(DataSignature::Raw {
+                            info: vec![27, 1, 3, 28, 5, 7, 3, 8, 1, b'k'],
+                            value: vec![1; 64],
+                        });
+                    }
+                    fixtures.push(b.encode().unwrap());
+                }
+            }
+        }
+    }
+    let (mut taken, mut mutants_taken) = (0, 0);
+    for f in &fixtures {
+        taken += usize::from(usual_agrees(f));
+        for i in 0..f.len() {
+            for x in [
+                0, 1, 2, 8, 20, 21, 22, 23, 24, 25, 26, 27, 200, 252, 253, 254, 255,
+            ] {
+                let mut m = f.clone();
+                m[i] = x;
+                mutants_taken += usize::from(usual_agrees(&m));
+            }
+            usual_agrees(&f[..i]);
+        }
+    }
+    // Every fixture takes the path, and so do many mutants (other values, other lengths that
+    // still parse), so both outcomes are compared.
+    assert_eq!(taken, fixtures.len());
+    assert!(mutants_taken > fixtures.len(), "{mutants_taken}");
+    // Shapes the path leaves to the general decoder: FinalBlockId, a non-critical MetaInfo
+    // element (both accepted), ContentType after FreshnessPeriod, a three-byte length below
+    // 253 (both errors).
+    for middle in [
+        &[20, 3, 26, 1, 8][..],
+        &[20, 6, 25, 1, 1, 200, 1, 0],
+        &[20, 6, 25, 1, 1, 24, 1, 0],
+        &[21, 253, 0, 2, 1, 2],
+    ] {
+        let d = data_with(middle);
+        assert!(!usual_agrees(&d), "{d:?}");
+    }
+}
+
+#[test]
+fn generic_name_scan_accepts_what_the_scan_accepts() {
+    // Every name value of up to 5 bytes over an alphabet of types, lengths and other bytes:
+    // where the generic-only scan answers, the general scan accepts the same name with the
+    // same component count; it answers for the all-generic names (and only for them).
+    let alphabet = [0u8, 1, 2, 8, 32, 252, 253];
+    let mut bufs = vec![Vec::new()];
+    for len in 1..=5 {
+        let longer: Vec<Vec<u8>> = bufs
+            .iter()
+            .filter(|b| b.len() == len - 1)
+            .flat_map(|b| alphabet.iter().map(move |&x| [b.as_slice(), &[x]].concat()))
+            .collect();
+        bufs.extend(longer);
+    }
+    let mut answered = 0;
+    for v in &bufs {
+        let mut count = Count(0);
+        let general = NameRef::scan(v, &mut count).map(|(n, _)| n);
+        if let Some((name, n)) = NameRef::scan_generic(v) {
+            assert_eq!(Ok(name), general, "{v:?}");
+            assert_eq!(n, count.0, "{v:?}");
+            answered += 1;
+        } else if general.is_ok() {
+            // Left to the general scan: some component is not a one-byte-length generic one.
+            assert!(name_has_other_component(v), "{v:?}");
+        }
+    }
+    assert!(answered > 10, "{answered}");
+}
+
+/// Whether a valid name value holds a component other than a GenericNameComponent with a
+/// one-byte length.
+fn name_has_other_component(v: &[u8]) -> bool {
+    let mut pos = 0;
+    while let Some(&[t, l]) = v.get(pos..pos + 2) {
+        if t != 8 || l > 252 {
+            return true;
+        }
+        pos += 2 + usize::from(l);
+    }
+    false
+}

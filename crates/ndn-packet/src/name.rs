@@ -142,6 +142,24 @@ impl<'a> NameRef<'a> {
         Self::scan(value, &mut ()).map(|(name, _)| name)
     }
 
+    /// The name and its component count when every component is a GenericNameComponent with a
+    /// one-byte length (the usual Data name); `None` at the first other component or when the
+    /// last one overruns the value, where the caller runs [`Self::scan`], which decides. A name
+    /// this accepts is one `scan` accepts (its fastest path takes exactly these components),
+    /// and no state but the offset and the count is kept, so both stay in registers.
+    #[inline(always)]
+    pub(crate) fn scan_generic(value: &'a [u8]) -> Option<(Self, usize)> {
+        let (mut pos, mut n) = (0, 0);
+        while pos < value.len() {
+            match *value.get(pos..pos + 2)? {
+                [GENERIC, len @ 0..=252] => pos += 2 + usize::from(len),
+                _ => return None,
+            }
+            n += 1;
+        }
+        (pos == value.len()).then_some((Self { value }, n))
+    }
+
     /// [`Self::new_checked`] that also reports where the ParametersSha256DigestComponents are,
     /// so an Interest decoder walks its name once, and tells `visitor` each checked component's
     /// end, so a decoder that hashes the prefixes too still walks the name once.

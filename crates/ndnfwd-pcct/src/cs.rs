@@ -16,7 +16,7 @@ use ndn_packet::NameRef;
 use crate::api::DataInfo;
 use crate::config::CsPolicy;
 use crate::data::sha256;
-use crate::entry::{CsEntry, B1, B2, FLAG_INDIRECT, MAX_INDIRECT, T1, T2};
+use crate::entry::{CsEntry, PccEntry, B1, B2, FLAG_INDIRECT, MAX_INDIRECT, T1, T2};
 use crate::list::{Link, NIL};
 use crate::pcct::Pcct;
 
@@ -128,7 +128,22 @@ impl Pcct {
         digest: Option<[u8; 32]>,
         recycle: bool,
     ) -> Option<u32> {
-        let e = self.keys.get_live(k)?;
+        let e = *self.keys.get_live(k)?;
+        self.cs_store_as(now, k, &e, d, digest, recycle)
+    }
+
+    /// [`Pcct::cs_store`] for a caller holding a copy of key `k`'s entry whose CS part and
+    /// flags are current (the exact-token Data path read it for the token check).
+    #[inline(always)]
+    pub(crate) fn cs_store_as(
+        &mut self,
+        now: u64,
+        k: u32,
+        e: &PccEntry,
+        d: &DataInfo<'_>,
+        digest: Option<[u8; 32]>,
+        recycle: bool,
+    ) -> Option<u32> {
         let c = if e.indirect() {
             self.detach_indirect(k);
             NIL

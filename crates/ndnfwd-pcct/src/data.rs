@@ -72,11 +72,11 @@ impl Pcct {
                 // An exact token match is the key of (Data name, its hint), already known to
                 // hold a PIT part, and the only entry the Data matches: no bucket access, no
                 // match list.
-                Some((k, Relation::Exact, _)) => {
-                    return self.settle_exact(now, d, in_face, face_is_local, k, out);
+                Some((k, Relation::Exact, e)) => {
+                    return self.settle_exact(now, d, in_face, face_is_local, k, &e, out);
                 }
-                Some((k, rel, fh)) => {
-                    key_fh = fh;
+                Some((k, rel, e)) => {
+                    key_fh = e.fh();
                     by_token = Some((k, rel));
                 }
                 None => self.counters.token_miss += 1,
@@ -131,6 +131,10 @@ impl Pcct {
     /// `k` (which may recycle the CS victim's slot: no other key is left to free), `k` freed if
     /// it ends up empty, then the end-of-Data eviction. Written out because the compiler does
     /// not fold `settle_data`'s loops over a one-element list: they cost ~100 instructions.
+    /// `e` is the copy of `k`'s entry the token check read: its PIT parts, CS part and flags
+    /// are still those of the key (satisfying the parts changes only `pit`), so the key is
+    /// not read again, neither here nor by the CS insert.
+    #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus the token's key
     fn settle_exact(
         &mut self,
         now: u64,
@@ -138,12 +142,12 @@ impl Pcct {
         in_face: FaceId,
         face_is_local: bool,
         k: u32,
+        e: &PccEntry,
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
         let start = out.len();
-        let pits = self.keys.get_live(k).map_or([NIL; 2], |e| e.pit);
         let mut parts = 0u32;
-        for p in pits {
+        for p in e.pit {
             if p != NIL {
                 parts += u32::from(self.satisfy_all(now, p, in_face, start, out));
             }
@@ -153,7 +157,7 @@ impl Pcct {
         let mut cached = false;
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
         if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
-            cached = self.cs_store(now, k, d, d.digest, true).is_some();
+            cached = self.cs_store_as(now, k, e, d, d.digest, true).is_some();
             if !cached {
                 self.maybe_free_key(k);
             }
@@ -252,7 +256,7 @@ impl Pcct {
     }
 
     /// The name check behind a token: the live key it names, how that entry relates to the
-    /// Data, and the entry's forwarding-hint hash. A match implies the entry holds a PIT part.
+    /// Data, and a copy of the entry. A match implies the entry holds a PIT part.
     fn token_relation(
         &mut self,
         t: PitToken,
@@ -260,7 +264,7 @@ impl Pcct {
         n: usize,
         id: u128,
         digest: &mut Option<[u8; 32]>,
-    ) -> Option<(u32, Relation, Option<u64>)> {
+    ) -> Option<(u32, Relation, PccEntry)> {
         let (k, &e) = self.token_entry(t)?;
         let nc = usize::from(e.ncomps);
         let rel = if !e.has_pit() {
@@ -277,7 +281,7 @@ impl Pcct {
         } else {
             None
         };
-        rel.map(|r| (k, r, e.fh()))
+        rel.map(|r| (k, r, e))
     }
 
     /// Keyed 128-bit identity of the Data's full name (name + ImplicitSha256DigestComponent);
@@ -374,10 +378,21 @@ impl Pcct {
         let Some(e) = self.pits.get_live(p) else {
             return false;
         };
-        let v = View::new(e, &self.exts);
-        let n = v.n_in();
-        for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
-            push_satisfied(r, now, in_face, start, out);
+        let n = usize::from(e.n_in);
+        match e.ins.get(..n) {
+            // Every record inline, the usual entry: the same records in the same order as the
+            // view's, without looking up the extension block.
+            Some(ins) => {
+                for r in ins.iter().rev() {
+                    push_satisfied(r, now, in_face, start, out);
+                }
+            }
+            None => {
+                let v = View::new(e, &self.exts);
+                for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
+                    push_satisfied(r, now, in_face, start, out);
+                }
+            }
         }
         self.free_part_inline(p);
         self.counters.satisfied += 1;
