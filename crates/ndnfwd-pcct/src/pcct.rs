@@ -3,7 +3,9 @@
 //! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
 
 use ndn_packet::{FaceId, NackReason, NameHasher, NameId, PrefixHashes};
-use ndnfwd_table::{AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice};
+use ndnfwd_table::{
+    prefetch_read, AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice,
+};
 
 use crate::api::{
     Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
@@ -518,8 +520,33 @@ impl Pcct {
             .and_then(|t| PitToken::from_bytes(t).ok())
             .filter(|t| t.worker() == self.cfg.worker_id);
         match ours {
-            Some(t) => self.keys.prefetch(t.index()),
+            Some(t) => {
+                // The key and its generation, which the token check compares.
+                self.keys.prefetch(t.index());
+                prefetch_read(self.gens.as_ptr().wrapping_add(t.index() as usize));
+            }
             None => self.table.prefetch(name.hash()),
+        }
+    }
+
+    /// Speculative step for a Data (call it one step after [`Pcct::prefetch_data_name`] with
+    /// the same token, once the key is in cache): prefetches the PIT parts (every line: the
+    /// in-records, expiry and timer-wheel links are all read when they are satisfied and
+    /// freed) and the CS part of the key our token names. Reads only that key; never changes
+    /// an outcome, whatever the token.
+    #[inline]
+    pub fn prefetch_data_entries(&self, token: Option<&[u8]>) {
+        let key = token
+            .and_then(|t| PitToken::from_bytes(t).ok())
+            .filter(|t| t.worker() == self.cfg.worker_id)
+            .and_then(|t| self.keys.get(t.index()));
+        if let Some(e) = key {
+            for p in e.pit.into_iter().filter(|&p| p != NIL) {
+                self.pits.prefetch_lines(p);
+            }
+            if e.cs != NIL {
+                self.cs.prefetch_value(e.cs);
+            }
         }
     }
 

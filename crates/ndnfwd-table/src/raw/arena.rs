@@ -205,14 +205,28 @@ impl<T> Arena<T> {
     /// A caller that only uses [`Arena::get_live`] for `i` may use [`Arena::prefetch_value`].
     #[inline]
     pub fn prefetch(&self, i: u32) {
-        prefetch_read(self.values().wrapping_add(i as usize));
+        self.prefetch_value(i);
         prefetch_read(self.occ().wrapping_add(i as usize / 64));
     }
 
-    /// Prefetches the slot of `i` only (any `i`; out of range is harmless).
+    /// Prefetches the slot of `i` (any `i`; out of range is harmless): the lines of its first
+    /// and last byte, so a value that straddles two lines is fetched whole.
     #[inline]
     pub fn prefetch_value(&self, i: u32) {
-        prefetch_read(self.values().wrapping_add(i as usize));
+        let first = self.values().wrapping_add(i as usize).cast::<u8>();
+        prefetch_read(first);
+        prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
+    }
+
+    /// Prefetches every line of the slot of `i` (any `i`; out of range is harmless), for a
+    /// value over two lines long that its user reads whole.
+    #[inline]
+    pub fn prefetch_lines(&self, i: u32) {
+        let first = self.values().wrapping_add(i as usize).cast::<u8>();
+        let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
+        for l in 0..=size_of::<T>().div_ceil(64) {
+            prefetch_read(first.wrapping_add(l << 6).min(last));
+        }
     }
 
     /// Iterates over `(index, &value)` of allocated slots in index order.
@@ -484,6 +498,8 @@ mod tests {
         a.prefetch(u32::MAX);
         a.prefetch_value(i);
         a.prefetch_value(u32::MAX);
+        a.prefetch_lines(i);
+        a.prefetch_lines(u32::MAX);
         assert_eq!(a.get(i).map(|v| v[3]), Some(7));
     }
 }
