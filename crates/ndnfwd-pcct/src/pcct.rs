@@ -290,6 +290,20 @@ impl Pcct {
         Some(k)
     }
 
+    /// Prefetches the key slot (and its generation) and the PIT slot the next new entry will
+    /// take, so that filling them in does not wait on their lines: a new Interest calls it for
+    /// the next one. On a large PIT-CS those slots were last touched long ago.
+    #[inline]
+    pub(crate) fn prefetch_next_entry(&self) {
+        if let Some(k) = self.keys.next_free() {
+            self.keys.prefetch_value(k);
+            prefetch_read(self.gens.as_ptr().wrapping_add(k as usize));
+        }
+        if let Some(p) = self.pits.next_free() {
+            self.pits.prefetch_lines(p);
+        }
+    }
+
     fn release_key_slot(&mut self, k: u32) {
         if self.keys.free(k).is_none() {
             return;

@@ -229,6 +229,20 @@ impl<T> Arena<T> {
         }
     }
 
+    /// The slot the next allocation takes (the top of the free stack, else the next never-used
+    /// slot), `None` when full: a caller that will allocate soon prefetches it, so that writing
+    /// the new value does not wait for its lines.
+    #[inline]
+    pub fn next_free(&self) -> Option<u32> {
+        if self.free_len > 0 {
+            // SAFETY: free_len - 1 < cap, so the read is inside the free stack; that entry was
+            // written by `free` (invariant: free[0..free_len] are initialized indices < bump).
+            Some(unsafe { self.free_stack().add(self.free_len as usize - 1).read() })
+        } else {
+            (self.bump < self.cap).then_some(self.bump)
+        }
+    }
+
     /// Iterates over `(index, &value)` of allocated slots in index order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
         (0..self.bump).filter_map(move |i| self.get(i).map(|v| (i, v)))
@@ -501,5 +515,11 @@ mod tests {
         a.prefetch_lines(i);
         a.prefetch_lines(u32::MAX);
         assert_eq!(a.get(i).map(|v| v[3]), Some(7));
+        assert_eq!(a.next_free(), Some(i + 1), "never-used slots in order");
+        let j = a.alloc([8; 8]).unwrap();
+        a.free(i);
+        assert_eq!(a.next_free(), Some(i), "the last freed slot first");
+        assert_eq!(a.alloc([9; 8]), Ok(i));
+        assert_ne!(j, i);
     }
 }
