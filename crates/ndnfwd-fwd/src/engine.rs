@@ -21,6 +21,12 @@
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
 //! the packet before. Correctness never depends on the mode: prefetches are hints, and table
 //! lookups and updates run in packet order.
+//!
+//! Every mode but `none` also prefetches the first [`WIRE_PREFETCH_BYTES`] of a packet's wire
+//! [`WIRE_AHEAD`] packets before its *prepare*: the decoder reads the header and name first
+//! and the rest of the packet's fields after them, so a wire that is not in cache (a burst
+//! larger than the caches, a buffer the NIC or another core wrote) is otherwise a chain of
+//! misses at the head of every *prepare*.
 
 use core::str::FromStr;
 
@@ -31,6 +37,7 @@ use ndn_packet::tlv::tt;
 use ndn_packet::{FaceId, NameHasher, NameId, NameRef, PrefixHashes};
 use ndnfwd_fib::FibReader;
 use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
+use ndnfwd_table::prefetch_read;
 
 use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
@@ -45,6 +52,22 @@ use ndn_packet::link::{RxPacket, TxPacket};
 
 /// Packets in flight in the prepare/process pipeline (lookahead 2, plus the one processed).
 const RING: usize = 4;
+
+/// How many packets before its *prepare* a packet's wire is prefetched.
+const WIRE_AHEAD: usize = 2;
+
+/// How much of a packet's wire is prefetched: the header, name and the fields after it of a
+/// usual Interest or Data (the Content of a large Data is not read by the forwarder).
+const WIRE_PREFETCH_BYTES: usize = 256;
+
+/// Prefetches the head of `rx`'s wire, line by line.
+#[inline(always)]
+fn prefetch_wire(rx: &RxPacket) {
+    let p = rx.wire.as_ptr();
+    for off in (0..rx.wire.len().min(WIRE_PREFETCH_BYTES)).step_by(64) {
+        prefetch_read(p.wrapping_add(off));
+    }
+}
 
 /// The default strategy, NFD's.
 pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
@@ -447,10 +470,21 @@ impl Engine {
         // Each packet is decoded straight into its ring slot and the stages read it there by
         // reference: the views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
+        let wire_ahead = if mode == PrefetchMode::None {
+            0
+        } else {
+            ahead + WIRE_AHEAD
+        };
+        burst.iter().take(wire_ahead).for_each(prefetch_wire);
         for (j, rx) in burst.iter().enumerate().take(ahead) {
             self.prepare(rx, j % RING, &mut views, mode, &mut laps);
         }
         for (i, rx) in burst.iter().enumerate() {
+            if wire_ahead > 0 {
+                if let Some(later) = burst.get(i + wire_ahead) {
+                    prefetch_wire(later);
+                }
+            }
             if ahead == 0 {
                 self.prepare(rx, i % RING, &mut views, mode, &mut laps);
             } else if let Some(next) = burst.get(i + ahead) {

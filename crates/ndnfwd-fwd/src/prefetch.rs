@@ -40,8 +40,8 @@ impl Core {
     /// Speculative hash-table lookup (seed 002 SHTL) for a packet whose buckets were
     /// prefetched one step ago: prefetch the entries behind every fingerprint match, in its
     /// PCCT bucket and in every FIB bucket of the probe plan (the FIB reader keeps where its
-    /// scan stopped, for this packet's lookup). (A Data's PCCT entry was already prefetched
-    /// with the bucket step: our token names it directly.)
+    /// scan stopped, for this packet's lookup). A Data carrying our token had its PCCT key
+    /// prefetched with the bucket step; now the PIT and CS parts that key names.
     pub(crate) fn speculate<const A: bool>(
         &mut self,
         rx: &RxPacket,
@@ -49,12 +49,20 @@ impl Core {
         hashes: &PrefixHashes,
         laps: &mut Laps<A>,
     ) {
-        if let Parsed::Interest(i, fh) = parsed {
-            self.pcct
-                .prefetch_interest_entries(&interest_info(i, hashes, *fh, 0, rx));
-            laps.lap(&mut self.cycles, Stage::Pcct);
-            self.fib.prefetch_entries(hashes);
-            laps.lap(&mut self.cycles, Stage::Fib);
+        match parsed {
+            Parsed::Interest(i, fh) => {
+                self.pcct
+                    .prefetch_interest_entries(&interest_info(i, hashes, *fh, 0, rx));
+                laps.lap(&mut self.cycles, Stage::Pcct);
+                self.fib.prefetch_entries(hashes);
+                laps.lap(&mut self.cycles, Stage::Fib);
+            }
+            Parsed::Data(..) => {
+                let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
+                self.pcct.prefetch_data_entries(token);
+                laps.lap(&mut self.cycles, Stage::Pcct);
+            }
+            Parsed::Nack(..) | Parsed::Bad => {}
         }
     }
 }

@@ -12,6 +12,7 @@
 use bytes::Bytes;
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::NameRef;
+use ndnfwd_table::prefetch_read;
 
 use crate::api::DataInfo;
 use crate::config::CsPolicy;
@@ -246,7 +247,29 @@ impl Pcct {
             }
         }
         self.counters.evictions += 1;
+        self.prefetch_victims();
         Some(v)
+    }
+
+    /// Starts fetching what the next recycles will touch, a pipeline along the front of T1
+    /// (`v1`, then `v2`, `v3`): each step reads only lines the step before fetched. The next
+    /// recycle takes `v1` (its entry fetched two recycles ago), frees `v1`'s key (fetched one
+    /// ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one ago);
+    /// here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
+    /// caches each of those is otherwise a miss in a chain of dependent misses per Data.
+    fn prefetch_victims(&self) {
+        let Some(e1) = self.lists[T1].front().and_then(|v1| self.cs.get(v1)) else {
+            return;
+        };
+        if let Some(k1) = self.keys.get(e1.key) {
+            self.table.prefetch(k1.hash());
+        }
+        let Some(e2) = self.cs.get(e1.link.next) else {
+            return;
+        };
+        self.keys.prefetch_value(e2.key);
+        prefetch_read(self.gens.as_ptr().wrapping_add(e2.key as usize));
+        self.cs.prefetch_value(e2.link.next);
     }
 
     /// ARC case IV: `x` is new. Decide the trimming as if before insertion, then file in T1.

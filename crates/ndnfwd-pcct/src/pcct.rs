@@ -3,7 +3,9 @@
 //! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
 
 use ndn_packet::{FaceId, NackReason, NameHasher, NameId, PrefixHashes};
-use ndnfwd_table::{AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice};
+use ndnfwd_table::{
+    prefetch_read, AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice,
+};
 
 use crate::api::{
     Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
@@ -288,6 +290,20 @@ impl Pcct {
         Some(k)
     }
 
+    /// Prefetches the key slot (and its generation) and the PIT slot the next new entry will
+    /// take, so that filling them in does not wait on their lines: a new Interest calls it for
+    /// the next one. On a large PIT-CS those slots were last touched long ago.
+    #[inline]
+    pub(crate) fn prefetch_next_entry(&self) {
+        if let Some(k) = self.keys.next_free() {
+            self.keys.prefetch_value(k);
+            prefetch_read(self.gens.as_ptr().wrapping_add(k as usize));
+        }
+        if let Some(p) = self.pits.next_free() {
+            self.pits.prefetch_lines(p);
+        }
+    }
+
     fn release_key_slot(&mut self, k: u32) {
         if self.keys.free(k).is_none() {
             return;
@@ -518,8 +534,33 @@ impl Pcct {
             .and_then(|t| PitToken::from_bytes(t).ok())
             .filter(|t| t.worker() == self.cfg.worker_id);
         match ours {
-            Some(t) => self.keys.prefetch(t.index()),
+            Some(t) => {
+                // The key and its generation, which the token check compares.
+                self.keys.prefetch(t.index());
+                prefetch_read(self.gens.as_ptr().wrapping_add(t.index() as usize));
+            }
             None => self.table.prefetch(name.hash()),
+        }
+    }
+
+    /// Speculative step for a Data (call it one step after [`Pcct::prefetch_data_name`] with
+    /// the same token, once the key is in cache): prefetches the PIT parts (every line: the
+    /// in-records, expiry and timer-wheel links are all read when they are satisfied and
+    /// freed) and the CS part of the key our token names. Reads only that key; never changes
+    /// an outcome, whatever the token.
+    #[inline]
+    pub fn prefetch_data_entries(&self, token: Option<&[u8]>) {
+        let key = token
+            .and_then(|t| PitToken::from_bytes(t).ok())
+            .filter(|t| t.worker() == self.cfg.worker_id)
+            .and_then(|t| self.keys.get(t.index()));
+        if let Some(e) = key {
+            for p in e.pit.into_iter().filter(|&p| p != NIL) {
+                self.pits.prefetch_lines(p);
+            }
+            if e.cs != NIL {
+                self.cs.prefetch_value(e.cs);
+            }
         }
     }
 

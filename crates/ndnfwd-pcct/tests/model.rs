@@ -857,6 +857,7 @@ impl Harness {
                 d.no_cache = *no_cache;
                 let mut out = vec![];
                 self.pcct.prefetch_data_name(&h.name_id(), tb.as_deref());
+                self.pcct.prefetch_data_entries(tb.as_deref());
                 let got = self
                     .pcct
                     .on_data(now, &d, *face, tb.as_deref(), *local, &mut out);

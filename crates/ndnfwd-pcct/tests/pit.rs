@@ -599,8 +599,10 @@ fn prefetch_with_any_input_changes_nothing() {
         for j in &junk {
             fetched.prefetch_data_name(&empty.name_id(), Some(j));
             fetched.prefetch_data_name(&hs[i].name_id(), Some(j));
+            fetched.prefetch_data_entries(Some(j));
         }
         fetched.prefetch_data_name(&hs[i].name_id(), tok);
+        fetched.prefetch_data_entries(tok);
         let d = data(&names[i], &hs[i], &wire, 0);
         let a = plain.on_data(50, &d, 3, tok, false, &mut d1);
         assert_eq!(a, fetched.on_data(50, &d, 3, tok, false, &mut d2));

@@ -205,14 +205,42 @@ impl<T> Arena<T> {
     /// A caller that only uses [`Arena::get_live`] for `i` may use [`Arena::prefetch_value`].
     #[inline]
     pub fn prefetch(&self, i: u32) {
-        prefetch_read(self.values().wrapping_add(i as usize));
+        self.prefetch_value(i);
         prefetch_read(self.occ().wrapping_add(i as usize / 64));
     }
 
-    /// Prefetches the slot of `i` only (any `i`; out of range is harmless).
+    /// Prefetches the slot of `i` (any `i`; out of range is harmless): the lines of its first
+    /// and last byte, so a value that straddles two lines is fetched whole.
     #[inline]
     pub fn prefetch_value(&self, i: u32) {
-        prefetch_read(self.values().wrapping_add(i as usize));
+        let first = self.values().wrapping_add(i as usize).cast::<u8>();
+        prefetch_read(first);
+        prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
+    }
+
+    /// Prefetches every line of the slot of `i` (any `i`; out of range is harmless), for a
+    /// value over two lines long that its user reads whole.
+    #[inline]
+    pub fn prefetch_lines(&self, i: u32) {
+        let first = self.values().wrapping_add(i as usize).cast::<u8>();
+        let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
+        for l in 0..=size_of::<T>().div_ceil(64) {
+            prefetch_read(first.wrapping_add(l << 6).min(last));
+        }
+    }
+
+    /// The slot the next allocation takes (the top of the free stack, else the next never-used
+    /// slot), `None` when full: a caller that will allocate soon prefetches it, so that writing
+    /// the new value does not wait for its lines.
+    #[inline]
+    pub fn next_free(&self) -> Option<u32> {
+        if self.free_len > 0 {
+            // SAFETY: free_len - 1 < cap, so the read is inside the free stack; that entry was
+            // written by `free` (invariant: free[0..free_len] are initialized indices < bump).
+            Some(unsafe { self.free_stack().add(self.free_len as usize - 1).read() })
+        } else {
+            (self.bump < self.cap).then_some(self.bump)
+        }
     }
 
     /// Iterates over `(index, &value)` of allocated slots in index order.
@@ -484,6 +512,14 @@ mod tests {
         a.prefetch(u32::MAX);
         a.prefetch_value(i);
         a.prefetch_value(u32::MAX);
+        a.prefetch_lines(i);
+        a.prefetch_lines(u32::MAX);
         assert_eq!(a.get(i).map(|v| v[3]), Some(7));
+        assert_eq!(a.next_free(), Some(i + 1), "never-used slots in order");
+        let j = a.alloc([8; 8]).unwrap();
+        a.free(i);
+        assert_eq!(a.next_free(), Some(i), "the last freed slot first");
+        assert_eq!(a.alloc([9; 8]), Ok(i));
+        assert_ne!(j, i);
     }
 }
