@@ -87,8 +87,8 @@ pub fn would_violate_scope(ingress: FaceInfo, scope: NameScope, egress: FaceInfo
 /// [`InterestCtx::is_eligible`] without the out-record test: may an Interest of scope `scope`
 /// that came in on `ingress` (whose info is `ingress_info`) go to `face`? Not back to the
 /// ingress (unless ad hoc), a known face, no scope violation. The egress face's info when it
-/// may. Always inlined: the engine's fast path for new Interests calls it per nexthop.
-#[inline(always)]
+/// may.
+#[inline]
 pub(crate) fn eligible_egress(
     faces: &FaceTable,
     ingress: FaceId,
