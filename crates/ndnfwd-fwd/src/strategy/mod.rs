@@ -133,7 +133,14 @@ impl InterestCtx<'_> {
     /// so NFD's "no unexpired out-record" is "no out-record".)
     #[inline]
     pub fn is_eligible(&self, nh: &NextHop, want_unused: bool) -> bool {
-        eligible_egress(self.faces, self.ingress, self.ingress_info, self.scope, nh.face).is_some()
+        eligible_egress(
+            self.faces,
+            self.ingress,
+            self.ingress_info,
+            self.scope,
+            nh.face,
+        )
+        .is_some()
             && !(want_unused && self.out_record(nh.face).is_some())
     }
 
