@@ -105,7 +105,14 @@ impl Pcct {
                 return InterestOutcome::DuplicateNonce;
             }
         }
-        if let Some(data) = self.cs_lookup(now, k, it, n, digest) {
+        // Without a key and without an implicit digest (a name nothing is cached or pending
+        // under: the usual new Interest) the CS has nothing to offer: no call.
+        let cs = if k.is_some() || digest.is_some() {
+            self.cs_lookup(now, k, it, n, digest)
+        } else {
+            None
+        };
+        if let Some(data) = cs {
             self.counters.hits += 1;
             return InterestOutcome::CsHit { data };
         }
