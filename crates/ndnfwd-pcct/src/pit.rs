@@ -78,6 +78,10 @@ impl Pcct {
     /// the Interest name, or (indirect entry) when CanBePrefix is set; an Interest ending in an
     /// implicit digest also checks the CS entry of its parent name against the digest.
     /// MustBeFresh requires `now < arrival + FreshnessPeriod`.
+    ///
+    /// Always inlined: the Interest pipeline calls it once per Interest, and inlined, the
+    /// [`InterestInfo`] it is given need not be built in memory.
+    #[inline(always)]
     pub fn on_interest(
         &mut self,
         now: u64,
@@ -101,7 +105,14 @@ impl Pcct {
                 return InterestOutcome::DuplicateNonce;
             }
         }
-        if let Some(data) = self.cs_lookup(now, k, it, n, digest) {
+        // Without a key and without an implicit digest (a name nothing is cached or pending
+        // under: the usual new Interest) the CS has nothing to offer: no call.
+        let cs = if k.is_some() || digest.is_some() {
+            self.cs_lookup(now, k, it, n, digest)
+        } else {
+            None
+        };
+        if let Some(data) = cs {
             self.counters.hits += 1;
             return InterestOutcome::CsHit { data };
         }
@@ -272,7 +283,9 @@ impl Pcct {
     }
 
     /// Records that the Interest of `pit` was sent to `face` with `nonce` at `now` (creates or
-    /// renews the out-record and clears a Nack recorded for it).
+    /// renews the out-record and clears a Nack recorded for it). Always inlined: the outgoing
+    /// Interest pipeline calls it for every Interest it sends.
+    #[inline(always)]
     pub fn record_out(
         &mut self,
         now: u64,

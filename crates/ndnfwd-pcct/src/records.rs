@@ -185,8 +185,9 @@ impl<'a> Recs<'a> {
 
 /// Writes out-record `r` into an entry without an extension block, as `Recs` would (renews
 /// the first record toward `r.face`, else appends one): false, with nothing changed, when the
-/// entry has an extension block or its inline out-records are all used.
-#[inline]
+/// entry has an extension block or its inline out-records are all used. Always inlined
+/// into `record_out`, which runs for every forwarded Interest.
+#[inline(always)]
 pub(crate) fn put_out_inline(pit: &mut PitEntry, r: OutRecord) -> bool {
     if pit.ext != NIL {
         return false;

@@ -9,7 +9,7 @@ use ndnfwd_pcct::{InterestInfo, InterestOutcome, PitHandle, MS};
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
 use crate::face::FaceInfo;
-use crate::strategy::{InterestCtx, NameScope};
+use crate::strategy::{eligible_egress, InterestCtx, NameScope};
 use ndn_packet::link::LinkType;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -220,6 +220,15 @@ impl Core {
             self.on_outgoing_interest(now, inc, pit, face, wire, out);
             return;
         }
+        let sid = self.choice.find(inc.hashes);
+        let first_eligible = self
+            .strategies
+            .get(usize::from(sid))
+            .is_some_and(|s| s.new_interest_to_first_eligible());
+        if new && inc.fh.is_none() && first_eligible {
+            self.new_to_first_eligible(now, inc, pit, out, laps);
+            return;
+        }
         self.lookup_fib(inc);
         laps.lap(&mut self.cycles, Stage::Fib);
 
@@ -227,7 +236,6 @@ impl Core {
         if !new {
             self.outs.extend(self.pcct.out_records(pit));
         }
-        let sid = self.choice.find(inc.hashes);
         self.actions.clear();
         let ctx = InterestCtx {
             now,
@@ -261,6 +269,47 @@ impl Core {
         }
         // The last upstream takes the buffer itself: one reference-count update fewer.
         self.on_outgoing_interest(now, inc, pit, last, wire, out);
+    }
+
+    /// A new PIT entry without ForwardingHint under a strategy that follows best-route's rule
+    /// for new Interests ([`Strategy::new_interest_to_first_eligible`]): the first eligible
+    /// nexthop of the name's longest match, else Nack NoRoute, decided here straight from the
+    /// match (no copy of the nexthops, no strategy context, no actions).
+    ///
+    /// [`Strategy::new_interest_to_first_eligible`]: crate::strategy::Strategy::new_interest_to_first_eligible
+    #[inline(always)]
+    fn new_to_first_eligible<const A: bool>(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        out: &mut Vec<TxPacket>,
+        laps: &mut Laps<A>,
+    ) {
+        let m = self.fib.lookup(inc.hashes);
+        laps.lap(&mut self.cycles, Stage::Fib);
+        let mut best = None;
+        if let Some(m) = m {
+            // A plain loop: `find` on the nexthop iterator is an outlined `try_fold`.
+            for nh in m.nexthops() {
+                let e = eligible_egress(&self.faces, inc.rx.face, inc.info, inc.scope, nh.face);
+                if let Some(egress) = e {
+                    best = Some((nh.face, egress));
+                    break;
+                }
+            }
+        }
+        laps.lap(&mut self.cycles, Stage::Strategy);
+        match best {
+            Some((face, egress)) => {
+                let wire = self.outgoing_wire(now, inc, pit, true);
+                self.send_interest(now, inc, pit, face, egress, wire, out);
+            }
+            None => {
+                self.counters.no_route += 1;
+                self.reject_pending(now, inc, pit, NackReason::NoRoute, out);
+            }
+        }
     }
 
     /// Longest prefix match into `self.nexthops`: the first ForwardingHint delegation that has
@@ -343,6 +392,22 @@ impl Core {
             self.counters.face_gone += 1;
             return;
         };
+        self.send_interest(now, inc, pit, face, egress, wire, out);
+    }
+
+    /// [`Core::on_outgoing_interest`] toward a known face whose info is `egress`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn send_interest(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        face: FaceId,
+        egress: FaceInfo,
+        wire: Bytes,
+        out: &mut Vec<TxPacket>,
+    ) {
         let hop_after = inc.hop_limit.map(|h| h.saturating_sub(1));
         if hop_after == Some(0) && !egress.is_local() {
             self.counters.hop_limit_zero_out += 1;

@@ -26,6 +26,10 @@ impl Strategy for BestRoute {
         5
     }
 
+    fn new_interest_to_first_eligible(&self) -> bool {
+        true
+    }
+
     fn after_receive_interest(&mut self, ctx: &InterestCtx<'_>, act: &mut Actions) {
         if !ctx.retransmission {
             match ctx.nexthops.iter().find(|nh| ctx.is_eligible(nh, false)) {

@@ -84,6 +84,25 @@ pub fn would_violate_scope(ingress: FaceInfo, scope: NameScope, egress: FaceInfo
     }
 }
 
+/// [`InterestCtx::is_eligible`] without the out-record test: may an Interest of scope `scope`
+/// that came in on `ingress` (whose info is `ingress_info`) go to `face`? Not back to the
+/// ingress (unless ad hoc), a known face, no scope violation. The egress face's info when it
+/// may.
+#[inline]
+pub(crate) fn eligible_egress(
+    faces: &FaceTable,
+    ingress: FaceId,
+    ingress_info: FaceInfo,
+    scope: NameScope,
+    face: FaceId,
+) -> Option<FaceInfo> {
+    let egress = faces.get(face)?;
+    if face == ingress && egress.link != ndn_packet::LinkType::AdHoc {
+        return None;
+    }
+    (!would_violate_scope(ingress_info, scope, egress)).then_some(egress)
+}
+
 /// Everything a strategy may look at when an Interest arrives (after the CS missed and the PIT
 /// entry holds the Interest's in-record).
 #[derive(Debug, Clone, Copy)]
@@ -114,16 +133,15 @@ impl InterestCtx<'_> {
     /// so NFD's "no unexpired out-record" is "no out-record".)
     #[inline]
     pub fn is_eligible(&self, nh: &NextHop, want_unused: bool) -> bool {
-        let Some(egress) = self.faces.get(nh.face) else {
-            return false;
-        };
-        if nh.face == self.ingress && egress.link != ndn_packet::LinkType::AdHoc {
-            return false;
-        }
-        if would_violate_scope(self.ingress_info, self.scope, egress) {
-            return false;
-        }
-        !(want_unused && self.out_record(nh.face).is_some())
+        eligible_egress(
+            self.faces,
+            self.ingress,
+            self.ingress_info,
+            self.scope,
+            nh.face,
+        )
+        .is_some()
+            && !(want_unused && self.out_record(nh.face).is_some())
     }
 
     /// The out-record toward `face`, if any.
@@ -211,6 +229,15 @@ pub trait Strategy: Send {
 
     /// An Interest missed the CS and its in-record is in the PIT entry: decide where it goes.
     fn after_receive_interest(&mut self, ctx: &InterestCtx<'_>, act: &mut Actions);
+
+    /// True when this strategy's decision for a new Interest (a new PIT entry, so no
+    /// out-record and not a retransmission) is always best-route's: send it to the first
+    /// eligible nexthop ([`InterestCtx::is_eligible`] without `want_unused`, lowest cost
+    /// first), or Nack NoRoute when none is. The engine then applies that rule itself, without
+    /// building the context or calling [`Strategy::after_receive_interest`].
+    fn new_interest_to_first_eligible(&self) -> bool {
+        false
+    }
 }
 
 /// Why a strategy name was refused.

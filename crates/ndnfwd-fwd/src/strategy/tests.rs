@@ -1,7 +1,7 @@
 use super::*;
 use ndn_packet::link::{FaceScope, LinkType};
 use ndn_packet::{Name, NameHasher, SipVariant};
-use proptest::prelude::{any, prop_assert_eq, proptest};
+use proptest::prelude::{any, prop_assert, prop_assert_eq, proptest};
 
 fn faces() -> FaceTable {
     let mut t = FaceTable::new();
@@ -266,5 +266,40 @@ proptest! {
             .max_by_key(|(p, _)| p.len())
             .map_or(0, |(_, s)| *s);
         prop_assert_eq!(t.find_name(name.as_ref()), want);
+    }
+}
+
+proptest! {
+    /// Best-route declares the rule the engine applies to new Interests on its behalf, and its
+    /// own decision is exactly that rule: the first nexthop `eligible_egress` accepts, else
+    /// Nack NoRoute. Multicast does not declare it.
+    #[test]
+    fn best_route_new_interest_is_the_first_eligible_rule(
+        hops in proptest::collection::vec((0usize..7, 0u32..4), 0..6),
+        ingress in 0usize..6,
+        scope in 0usize..3,
+    ) {
+        let f = faces();
+        let ids: [FaceId; 7] = [1, 2, 3, 4, 10, 20, 99];
+        let ingress = [1, 2, 3, 4, 10, 20][ingress];
+        let scope = [NameScope::Global, NameScope::Localhop, NameScope::Localhost][scope];
+        let mut nhs: Vec<NextHop> = hops.into_iter().map(|(i, c)| nh(ids[i], c)).collect();
+        nhs.sort_by_key(|h| (h.cost, h.face));
+        nhs.dedup_by_key(|h| h.face);
+        let c = InterestCtx { scope, ..ctx(&f, ingress, false, &nhs, &[]) };
+        let mut br = BestRoute::new();
+        prop_assert!(br.new_interest_to_first_eligible());
+        prop_assert!(!Multicast::new().new_interest_to_first_eligible());
+        let rule = nhs
+            .iter()
+            .find(|h| eligible_egress(&f, ingress, c.ingress_info, scope, h.face).is_some());
+        let mut want = Actions::new();
+        match rule {
+            Some(h) => {
+                want.send_interest(h.face);
+            }
+            None => want.nack_downstreams(NackReason::NoRoute),
+        }
+        prop_assert_eq!(run(&mut br, &c), want);
     }
 }
