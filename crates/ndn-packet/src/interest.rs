@@ -18,8 +18,8 @@
 
 use core::ops::Range;
 
-use crate::hash::{NameHasher, PrefixHashes, SipVariant};
-use crate::name::{packet_value, Name, NameRef, NameScan, NameVisitor};
+use crate::hash::{NameHasher, PrefixHashes};
+use crate::name::{packet_value, Name, NameRef, NameScan};
 use crate::signature::{digest_sha256_info, sha256};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -97,7 +97,7 @@ const HOP_LIMIT_TLV: u32 = 3;
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::decode(wire, &mut ())
+        Self::decode(wire, |value| NameRef::scan(value, &mut ()))
     }
 
     /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
@@ -108,15 +108,15 @@ impl<'a> Interest<'a> {
         hasher: &NameHasher,
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
-        match hasher.variant() {
-            SipVariant::Sip13 => Self::decode(wire, &mut hasher.absorber::<1>(out)),
-            SipVariant::Sip24 => Self::decode(wire, &mut hasher.absorber::<2>(out)),
-        }
+        Self::decode(wire, |value| hasher.scan_hashed(value, out))
     }
 
-    /// The decoder; `name` is told each component of the name as it is checked.
+    /// The decoder; `walk` is the checking walk over the name's TLV-VALUE.
     #[inline(always)]
-    fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
+    fn decode(
+        wire: &'a [u8],
+        walk: impl FnOnce(&'a [u8]) -> Result<(NameRef<'a>, NameScan), DecodeError>,
+    ) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::INTEREST)?;
         if u32::try_from(wire.len()).is_err() {
             return Err(DecodeError::Invalid(tt::INTEREST));
@@ -128,7 +128,7 @@ impl<'a> Interest<'a> {
         let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
         let (name, scan, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
-            let (value, scan) = NameRef::scan(value, name)?;
+            let (value, scan) = walk(value)?;
             (value, scan, pos)
         };
         if name.is_empty() {
