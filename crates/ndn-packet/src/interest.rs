@@ -156,9 +156,9 @@ impl<'a> Interest<'a> {
         }
         // The guiders of fixed size are matched whole (type, length and room for the value in
         // one slice pattern); any other shape takes `element_if`, which checks and reports it.
-        let rest = |pos: usize| outer.get(pos..).unwrap_or_default();
-        match rest(pos) {
-            [t, 4, _, _, _, _, ..] if u32::from(*t) == tt::NONCE => {
+        let whole = |pos: usize, len: u32| outer.get(pos..pos + len as usize);
+        match whole(pos, NONCE_TLV) {
+            Some(&[t, 4, _, _, _, _]) if u32::from(t) == tt::NONCE => {
                 let next = pos + NONCE_TLV as usize;
                 (nonce_end, pos, last) = (at(next), next, position(tt::NONCE));
             }
@@ -176,8 +176,8 @@ impl<'a> Interest<'a> {
             (lifetime_end, lifetime_len) = (at(next), value.len() as u8);
             (pos, last) = (next, position(tt::INTEREST_LIFETIME));
         }
-        match rest(pos) {
-            [t, 1, _, ..] if u32::from(*t) == tt::HOP_LIMIT => {
+        match whole(pos, HOP_LIMIT_TLV) {
+            Some(&[t, 1, _]) if u32::from(t) == tt::HOP_LIMIT => {
                 let next = pos + HOP_LIMIT_TLV as usize;
                 (hop_limit_end, pos, last) = (at(next), next, position(tt::HOP_LIMIT));
             }
