@@ -20,9 +20,11 @@
 use core::cell::Cell;
 use core::ops::RangeInclusive;
 
-use crate::name::{NameRef, NameVisitor};
+use crate::name::{NameRef, NameScan, NameVisitor};
+use crate::DecodeError;
 
 mod lanes;
+mod slots;
 
 /// Which SipHash round counts to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -129,16 +131,15 @@ impl Sip {
         self.v[0] ^= m;
     }
 
-    /// Compresses the whole words of `buf[*done..end]`, advancing `done` (`done <= end`: the
-    /// walk's component ends increase; were it broken, the wrapped range is empty, no panic).
+    /// Compresses the words of `buf` from offset `from` up to `to`, both multiples of 8 (a
+    /// word past the end of `buf` would read as 0; callers stay inside).
     #[inline(always)]
-    fn absorb_to<const C: usize>(&mut self, buf: &[u8], done: &mut usize, end: usize) {
-        let whole = done.wrapping_add(end.wrapping_sub(*done) / 8 * 8);
-        // One bounds check for the run of words, none per word.
-        for w in buf.get(*done..whole).unwrap_or_default().chunks_exact(8) {
-            self.compress::<C>(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
+    fn absorb_words<const C: usize>(&mut self, buf: &[u8], from: usize, to: usize) {
+        let mut at = from;
+        while at < to {
+            self.compress::<C>(word(buf, at));
+            at += 8;
         }
-        *done = whole;
     }
 
     /// The last block of the message `buf[..end]` whose whole words up to `done` are absorbed:
@@ -152,9 +153,13 @@ impl Sip {
     /// string's table hash and the state for its second word.
     #[inline(always)]
     fn hash_whole<const C: usize, const D: usize>(mut self, value: &[u8]) -> (u64, Finished) {
-        let mut done = 0;
-        self.absorb_to::<C>(value, &mut done, value.len());
-        self.finish1::<C, D>(Sip::last_block(value, done, value.len()))
+        // One run over the words: no bounds check per word.
+        let words = value.chunks_exact(8);
+        let whole = value.len() - words.remainder().len();
+        for w in words {
+            self.compress::<C>(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
+        }
+        self.finish1::<C, D>(Sip::last_block(value, whole, value.len()))
     }
 
     /// Finalizes with the last block `b`: returns the first output word and the state needed
@@ -212,8 +217,9 @@ impl Prefix {
 /// Hashing a name absorbs it once and records, per prefix, the state to finalize from; a
 /// prefix's finalization rounds are paid when its hash is first read ([`Self::get`],
 /// [`Self::id128`]) and cached, so a lookup that reads 3 of 10 prefixes pays 3 finalizations.
-/// Reuse one across packets: its buffer keeps its capacity, so steady state allocates nothing.
-/// Not `Sync` (the cache is `Cell`s): each thread hashes into its own.
+/// Reuse one across packets: its buffer keeps its capacity (grown to the longest name seen), so
+/// steady state allocates nothing. Not `Sync` (the cache is `Cell`s): each thread hashes into
+/// its own.
 #[derive(Clone, Default)]
 pub struct PrefixHashes {
     prefixes: Vec<Prefix>,
@@ -297,7 +303,9 @@ impl PrefixHashes {
     }
 
     /// The 128-bit keyed identity of the prefix of `i` components (SipHash-128 of its TLV-VALUE);
-    /// its low word is the table hash.
+    /// its low word is the table hash. Inlined: the FIB and PIT-CS each read one per Interest,
+    /// and a call returns the `Option<u128>` through memory.
+    #[inline]
     pub fn id128(&self, i: usize) -> Option<u128> {
         let p = self.prefixes.get(i)?;
         let (mut h1, mut h2) = (p.h1.get(), p.h2.get());
@@ -320,20 +328,24 @@ impl PrefixHashes {
     }
 }
 
-/// The hashing side of one walk over a name: the running state, how far the name's whole words
-/// are absorbed, and where each prefix goes.
-pub(crate) struct Absorber<'o, const C: usize> {
+/// The hashing side of one walk over a name, small enough to stay in registers: the running
+/// state, the previous component's end (the whole words absorbed end there, rounded down to a
+/// word) and the slots left for the next prefixes.
+struct Absorber<'o, 'v, const C: usize> {
     s: Sip,
-    done: usize,
-    out: &'o mut PrefixHashes,
+    prev: usize,
+    slots: &'o mut slots::Spare<'v>,
 }
 
-impl<const C: usize> NameVisitor for Absorber<'_, C> {
+impl<const C: usize> NameVisitor for Absorber<'_, '_, C> {
     #[inline(always)]
     fn component(&mut self, value: &[u8], end: usize) {
-        self.s.absorb_to::<C>(value, &mut self.done, end);
-        let last = Sip::last_block(value, self.done, end);
-        self.out.prefixes.push(Prefix::new(self.s, last));
+        // The walk's ends increase, so the words up to `prev` rounded down are absorbed.
+        let whole = end & !7;
+        self.s.absorb_words::<C>(value, self.prev & !7, whole);
+        let last = Sip::last_block(value, whole, end);
+        self.slots.push(Prefix::new(self.s, last));
+        self.prev = end;
     }
 }
 
@@ -381,31 +393,65 @@ impl NameHasher {
         self.variant
     }
 
-    /// Hashes every prefix of `name` in one pass into `out` (cleared first). The decoders'
-    /// `new_checked_hashed` constructors do the same during their own walk over the name.
+    /// Hashes every prefix of `name` in one pass into `out` (cleared first).
+    /// `Interest::new_checked_hashed` does the same during its checking walk over the name.
     pub fn hash_prefixes(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
         // The name is checked, so the walk cannot fail: it only drives the absorber.
-        let _ = match self.variant {
-            SipVariant::Sip13 => NameRef::scan(name.value(), &mut self.absorber::<1>(out)),
-            SipVariant::Sip24 => NameRef::scan(name.value(), &mut self.absorber::<2>(out)),
-        };
+        let _ = self.scan_hashed(name.value(), out);
     }
 
-    /// A visitor of a checking name walk that hashes every prefix into `out` (cleared now);
-    /// `C` is the compression round count of the hasher's variant.
+    /// [`NameRef::scan`] of a name's TLV-VALUE that also hashes every prefix into `out`
+    /// (replacing its content). On error `out` holds the prefixes hashed before the error.
     #[inline(always)]
-    pub(crate) fn absorber<'o, const C: usize>(
+    pub(crate) fn scan_hashed<'a>(
         &self,
-        out: &'o mut PrefixHashes,
-    ) -> Absorber<'o, C> {
-        out.variant = self.variant;
-        out.prefixes.clear();
-        out.prefixes.push(Prefix::new(self.root, 0));
-        Absorber {
-            s: self.root,
-            done: 0,
-            out,
+        value: &'a [u8],
+        out: &mut PrefixHashes,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
+        match self.variant {
+            SipVariant::Sip13 => self.scan_with::<1>(value, out),
+            SipVariant::Sip24 => self.scan_with::<2>(value, out),
         }
+    }
+
+    /// [`Self::scan_hashed`] with `C` compression rounds. Out of line: the walk's state (the
+    /// absorber and the scan's position) then has the registers to itself whatever the
+    /// decoder around it keeps live.
+    #[inline(never)]
+    fn scan_with<'a, const C: usize>(
+        &self,
+        value: &'a [u8],
+        out: &mut PrefixHashes,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
+        out.variant = self.variant;
+        let (scan, missed) = slots::refill(&mut out.prefixes, |slots| {
+            slots.push(Prefix::new(self.root, 0));
+            let mut a = Absorber::<C> {
+                s: self.root,
+                prev: 0,
+                slots,
+            };
+            NameRef::scan(value, &mut a)
+        });
+        if missed == 0 || scan.is_err() {
+            return scan;
+        }
+        self.scan_again::<C>(value, out, missed)
+    }
+
+    /// A name longer than any before: every slot is written (`len` is the capacity), `missed`
+    /// prefixes did not fit. Makes room for them and walks again (the second walk over the same
+    /// name fits).
+    #[cold]
+    #[inline(never)]
+    fn scan_again<'a, const C: usize>(
+        &self,
+        value: &'a [u8],
+        out: &mut PrefixHashes,
+        missed: usize,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
+        out.prefixes.reserve(missed);
+        self.scan_with::<C>(value, out)
     }
 
     /// The table hash of one byte string, a prefix's TLV-VALUE; equal to the matching entry of
@@ -633,6 +679,24 @@ mod tests {
             assert_eq!(out.id128(i), Some(want));
             assert_eq!(out.get(i), Some(want as u64));
             assert_eq!(out.id128(i), Some(want));
+        }
+    }
+
+    #[test]
+    fn names_longer_than_the_slots_grow_them() {
+        // The walk writes into the spare capacity and walks again when a name does not fit:
+        // every length, from below to past the room, longer then shorter, hashes every prefix.
+        let h = NameHasher::new(KEY, SipVariant::Sip13);
+        let mut out = PrefixHashes::with_capacity(1);
+        for n in [0, 1, 2, 3, 40, 2, 0, 41] {
+            let name = (0..n).fold(Name::new(), |name, c| name.push([c as u8; 9]));
+            h.hash_prefixes(name.as_ref(), &mut out);
+            assert_eq!(out.len(), n + 1);
+            for i in 0..=n {
+                let want = reference(SipVariant::Sip13, name.as_ref().prefix(i).value());
+                assert_eq!(out.id128(i), Some(want));
+            }
+            assert_eq!(out.get(n + 1), None);
         }
     }
 

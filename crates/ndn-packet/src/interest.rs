@@ -18,8 +18,8 @@
 
 use core::ops::Range;
 
-use crate::hash::{NameHasher, PrefixHashes, SipVariant};
-use crate::name::{packet_value, Name, NameRef, NameScan, NameVisitor};
+use crate::hash::{NameHasher, PrefixHashes};
+use crate::name::{packet_value, Name, NameRef, NameScan};
 use crate::signature::{digest_sha256_info, sha256};
 use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
@@ -97,7 +97,7 @@ const HOP_LIMIT_TLV: u32 = 3;
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::decode(wire, &mut ())
+        Self::decode(wire, |value| NameRef::scan(value, &mut ()))
     }
 
     /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
@@ -108,15 +108,15 @@ impl<'a> Interest<'a> {
         hasher: &NameHasher,
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
-        match hasher.variant() {
-            SipVariant::Sip13 => Self::decode(wire, &mut hasher.absorber::<1>(out)),
-            SipVariant::Sip24 => Self::decode(wire, &mut hasher.absorber::<2>(out)),
-        }
+        Self::decode(wire, |value| hasher.scan_hashed(value, out))
     }
 
-    /// The decoder; `name` is told each component of the name as it is checked.
+    /// The decoder; `walk` is the checking walk over the name's TLV-VALUE.
     #[inline(always)]
-    fn decode<V: NameVisitor>(wire: &'a [u8], name: &mut V) -> Result<Self, DecodeError> {
+    fn decode(
+        wire: &'a [u8],
+        walk: impl FnOnce(&'a [u8]) -> Result<(NameRef<'a>, NameScan), DecodeError>,
+    ) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::INTEREST)?;
         if u32::try_from(wire.len()).is_err() {
             return Err(DecodeError::Invalid(tt::INTEREST));
@@ -128,7 +128,7 @@ impl<'a> Interest<'a> {
         let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
         let (name, scan, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
-            let (value, scan) = NameRef::scan(value, name)?;
+            let (value, scan) = walk(value)?;
             (value, scan, pos)
         };
         if name.is_empty() {
@@ -138,8 +138,6 @@ impl<'a> Interest<'a> {
         let (mut can_be_prefix, mut must_be_fresh) = (false, false);
         let (mut nonce_end, mut hop_limit_end) = (0, 0);
         let (mut lifetime_ms, mut lifetime_end, mut lifetime_len) = (0, 0, 0);
-        let (mut forwarding_hint, mut params_start, mut params) = ((0, 0), 0, (0, 0));
-        let (mut signature_info, mut signature_value) = ((0, 0), (0, 0));
         let mut last = position(tt::NAME);
         // Straight-line fast path: the guiders that follow the name in spec order are taken
         // without the loop's order bookkeeping; it stops at the first other element, which the
@@ -156,22 +154,62 @@ impl<'a> Interest<'a> {
             }
             (must_be_fresh, pos, last) = (true, next, position(tt::MUST_BE_FRESH));
         }
-        if let Some((value, next)) = tlv::element_if(outer, pos, tt::NONCE)? {
-            if value.len() != 4 {
-                return Err(DecodeError::Invalid(tt::NONCE));
+        // The guiders of fixed size are matched whole (type, length and room for the value in
+        // one slice pattern); any other shape takes `element_if`, which checks and reports it.
+        let whole = |pos: usize, len: u32| outer.get(pos..pos + len as usize);
+        match whole(pos, NONCE_TLV) {
+            Some(&[t, 4, _, _, _, _]) if u32::from(t) == tt::NONCE => {
+                let next = pos + NONCE_TLV as usize;
+                (nonce_end, pos, last) = (at(next), next, position(tt::NONCE));
             }
-            (nonce_end, pos, last) = (at(next), next, position(tt::NONCE));
+            _ => {
+                if let Some((value, next)) = tlv::element_if(outer, pos, tt::NONCE)? {
+                    if value.len() != 4 {
+                        return Err(DecodeError::Invalid(tt::NONCE));
+                    }
+                    (nonce_end, pos, last) = (at(next), next, position(tt::NONCE));
+                }
+            }
         }
         if let Some((value, next)) = tlv::element_if(outer, pos, tt::INTEREST_LIFETIME)? {
             lifetime_ms = tlv::read_nni(value)?;
             (lifetime_end, lifetime_len) = (at(next), value.len() as u8);
             (pos, last) = (next, position(tt::INTEREST_LIFETIME));
         }
-        if let Some((value, next)) = tlv::element_if(outer, pos, tt::HOP_LIMIT)? {
-            if value.len() != 1 {
-                return Err(DecodeError::Invalid(tt::HOP_LIMIT));
+        match whole(pos, HOP_LIMIT_TLV) {
+            Some(&[t, 1, _]) if u32::from(t) == tt::HOP_LIMIT => {
+                let next = pos + HOP_LIMIT_TLV as usize;
+                (hop_limit_end, pos, last) = (at(next), next, position(tt::HOP_LIMIT));
             }
-            (hop_limit_end, pos, last) = (at(next), next, position(tt::HOP_LIMIT));
+            _ => {
+                if let Some((value, next)) = tlv::element_if(outer, pos, tt::HOP_LIMIT)? {
+                    if value.len() != 1 {
+                        return Err(DecodeError::Invalid(tt::HOP_LIMIT));
+                    }
+                    (hop_limit_end, pos, last) = (at(next), next, position(tt::HOP_LIMIT));
+                }
+            }
+        }
+        let mut it = Interest {
+            wire,
+            name,
+            lifetime_ms,
+            name_end,
+            forwarding_hint: (0, 0),
+            nonce_end,
+            lifetime_end,
+            hop_limit_end,
+            params_start: 0,
+            params: (0, 0),
+            signature_info: (0, 0),
+            signature_value: (0, 0),
+            lifetime_len,
+            can_be_prefix,
+            must_be_fresh,
+        };
+        // The usual Interest ends after its guiders, with no digest component: done.
+        if pos == outer.len() && scan.params_digests == 0 {
+            return Ok(it);
         }
         while pos < outer.len() {
             let start = at(pos);
@@ -196,47 +234,31 @@ impl<'a> Interest<'a> {
                 tt::CAN_BE_PREFIX | tt::MUST_BE_FRESH if !value.is_empty() => {
                     return Err(DecodeError::Invalid(typ))
                 }
-                tt::CAN_BE_PREFIX => can_be_prefix = true,
-                tt::MUST_BE_FRESH => must_be_fresh = true,
+                tt::CAN_BE_PREFIX => it.can_be_prefix = true,
+                tt::MUST_BE_FRESH => it.must_be_fresh = true,
                 tt::FORWARDING_HINT => {
                     check_forwarding_hint(value)?;
-                    forwarding_hint = span(value, next);
+                    it.forwarding_hint = span(value, next);
                 }
                 tt::NONCE if value.len() != 4 => return Err(DecodeError::Invalid(tt::NONCE)),
-                tt::NONCE => nonce_end = span(value, next).1,
+                tt::NONCE => it.nonce_end = span(value, next).1,
                 tt::INTEREST_LIFETIME => {
-                    lifetime_ms = tlv::read_nni(value)?;
-                    (lifetime_end, lifetime_len) = (span(value, next).1, value.len() as u8);
+                    it.lifetime_ms = tlv::read_nni(value)?;
+                    (it.lifetime_end, it.lifetime_len) = (span(value, next).1, value.len() as u8);
                 }
                 tt::HOP_LIMIT if value.len() != 1 => {
                     return Err(DecodeError::Invalid(tt::HOP_LIMIT))
                 }
-                tt::HOP_LIMIT => hop_limit_end = span(value, next).1,
-                tt::APPLICATION_PARAMETERS => (params_start, params) = (start, span(value, next)),
-                tt::INTEREST_SIGNATURE_INFO => signature_info = span(value, next),
-                _ => signature_value = span(value, next),
+                tt::HOP_LIMIT => it.hop_limit_end = span(value, next).1,
+                tt::APPLICATION_PARAMETERS => {
+                    (it.params_start, it.params) = (start, span(value, next));
+                }
+                tt::INTEREST_SIGNATURE_INFO => it.signature_info = span(value, next),
+                _ => it.signature_value = span(value, next),
             }
         }
-        let it = Interest {
-            wire,
-            name,
-            lifetime_ms,
-            name_end,
-            forwarding_hint,
-            nonce_end,
-            lifetime_end,
-            hop_limit_end,
-            params_start,
-            params,
-            signature_info,
-            signature_value,
-            lifetime_len,
-            can_be_prefix,
-            must_be_fresh,
-        };
-        // The usual Interest has neither parameters nor a digest component: no call.
-        if params_start != 0 || scan.params_digests != 0 {
-            let params = (params_start != 0).then_some(params_start as usize);
+        if it.params_start != 0 || scan.params_digests != 0 {
+            let params = (it.params_start != 0).then_some(it.params_start as usize);
             check_parameters_digest(wire, name, params, scan)?;
         }
         Ok(it)

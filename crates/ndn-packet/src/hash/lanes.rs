@@ -183,6 +183,18 @@ pub(super) mod avx2 {
             finish4::<C, D>(&[a, b, c, d], LANES);
             prefixes = rest;
         }
+        // The usual end of the run: one to three uncached prefixes, as they lie (the padding
+        // lanes repeat the first and are dropped).
+        let fresh = |p: &Prefix| p.h1.get() == 0;
+        match prefixes {
+            [] => return,
+            [a] if fresh(a) => return finish1_scalar::<C, D>(a),
+            [a, b] if fresh(a) && fresh(b) => return finish4::<C, D>(&[a, b, a, a], 2),
+            [a, b, c] if fresh(a) && fresh(b) && fresh(c) => {
+                return finish4::<C, D>(&[a, b, c, a], 3)
+            }
+            _ => {}
+        }
         let Some(first) = prefixes.first() else {
             return;
         };
