@@ -22,13 +22,11 @@
 //! the packet before. Correctness never depends on the mode: prefetches are hints, and table
 //! lookups and updates run in packet order.
 //!
-//! Every mode but `none` also prefetches the first [`WIRE_PREFETCH_BYTES`] of a packet's wire
-//! [`WIRE_AHEAD`] packets before its *prepare*: the decoder reads the header and name first
+//! Every mode but `none` also prefetches the head of a packet's wire (`prefetch::WIRE_*`)
+//! two packets before its *prepare*: the decoder reads the header and name first
 //! and the rest of the packet's fields after them, so a wire that is not in cache (a burst
 //! larger than the caches, a buffer the NIC or another core wrote) is otherwise a chain of
 //! misses at the head of every *prepare*.
-
-use core::str::FromStr;
 
 use ndn_packet::data::Data;
 use ndn_packet::interest::Interest;
@@ -37,12 +35,12 @@ use ndn_packet::tlv::tt;
 use ndn_packet::{FaceId, NameHasher, NameId, NameRef, PrefixHashes};
 use ndnfwd_fib::FibReader;
 use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
-use ndnfwd_table::prefetch_read;
 
 use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
 use crate::face::{FaceInfo, FaceTable};
 use crate::pool::{TxBuffers, DEFAULT_CHUNK};
+use crate::prefetch::{prefetch_wire, PrefetchMode, WIRE_AHEAD};
 use crate::quota::FaceQuota;
 use crate::strategy::{
     full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
@@ -53,77 +51,8 @@ use ndn_packet::link::{RxPacket, TxPacket};
 /// Packets in flight in the prepare/process pipeline (lookahead 2, plus the one processed).
 const RING: usize = 4;
 
-/// How many packets before its *prepare* a packet's wire is prefetched.
-const WIRE_AHEAD: usize = 2;
-
-/// How much of a packet's wire is prefetched: the header, name and the fields after it of a
-/// usual Interest or Data (the Content of a large Data is not read by the forwarder).
-const WIRE_PREFETCH_BYTES: usize = 256;
-
-/// Prefetches the head of `rx`'s wire, line by line (unrolled: a fixed number of steps).
-#[inline(always)]
-fn prefetch_wire(rx: &RxPacket) {
-    let (p, len) = (rx.wire.as_ptr(), rx.wire.len());
-    for off in (0..WIRE_PREFETCH_BYTES).step_by(64) {
-        if off < len {
-            prefetch_read(p.wrapping_add(off));
-        }
-    }
-}
-
 /// The default strategy, NFD's.
 pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
-
-/// How the burst loop overlaps memory fetches with work (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum PrefetchMode {
-    /// No software prefetch (seed 002's "Naive").
-    None,
-    /// Hash, then prefetch all buckets of the packet at once (seed 000, "Bucket Prefetch").
-    Bucket,
-    /// Hash and prefetch the next packet before processing this one (seed 002 "Pre-Hash").
-    Prehash,
-    /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL").
-    #[default]
-    Speculative,
-}
-
-impl PrefetchMode {
-    /// Every mode, in the order of the seeds' ablation.
-    pub const ALL: [PrefetchMode; 4] = [
-        PrefetchMode::None,
-        PrefetchMode::Bucket,
-        PrefetchMode::Prehash,
-        PrefetchMode::Speculative,
-    ];
-
-    /// Stable name: `none`, `bucket`, `prehash`, `speculative`.
-    pub const fn key(self) -> &'static str {
-        match self {
-            PrefetchMode::None => "none",
-            PrefetchMode::Bucket => "bucket",
-            PrefetchMode::Prehash => "prehash",
-            PrefetchMode::Speculative => "speculative",
-        }
-    }
-
-    /// How many packets ahead of *process* the *prepare* stage runs.
-    const fn lookahead(self) -> usize {
-        match self {
-            PrefetchMode::None | PrefetchMode::Bucket => 0,
-            PrefetchMode::Prehash => 1,
-            PrefetchMode::Speculative => 2,
-        }
-    }
-}
-
-impl FromStr for PrefetchMode {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Self::ALL.into_iter().find(|m| m.key() == s).ok_or(())
-    }
-}
 
 /// Configuration of one engine (one worker).
 #[derive(Debug, Clone, Copy)]

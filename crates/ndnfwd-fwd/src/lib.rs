@@ -63,4 +63,5 @@ mod quota;
 mod raw;
 pub mod strategy;
 
-pub use engine::{Engine, EngineConfig, EngineError, PrefetchMode, DEFAULT_STRATEGY};
+pub use engine::{Engine, EngineConfig, EngineError, DEFAULT_STRATEGY};
+pub use prefetch::PrefetchMode;

@@ -1,11 +1,84 @@
-//! The prefetch steps of the burst loop (see the `engine` module docs for their order).
+//! The prefetch modes and steps of the burst loop (see the `engine` module docs for their
+//! order), and the prefetch of a packet's wire.
+
+use core::str::FromStr;
 
 use ndn_packet::PrefixHashes;
+use ndnfwd_table::prefetch_read;
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::{Core, Parsed};
 use crate::pipeline::interest_info;
 use ndn_packet::link::RxPacket;
+
+/// How the burst loop overlaps memory fetches with work (see the `engine` module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PrefetchMode {
+    /// No software prefetch (seed 002's "Naive").
+    None,
+    /// Hash, then prefetch all buckets of the packet at once (seed 000, "Bucket Prefetch").
+    Bucket,
+    /// Hash and prefetch the next packet before processing this one (seed 002 "Pre-Hash").
+    Prehash,
+    /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL").
+    #[default]
+    Speculative,
+}
+
+impl PrefetchMode {
+    /// Every mode, in the order of the seeds' ablation.
+    pub const ALL: [PrefetchMode; 4] = [
+        PrefetchMode::None,
+        PrefetchMode::Bucket,
+        PrefetchMode::Prehash,
+        PrefetchMode::Speculative,
+    ];
+
+    /// Stable name: `none`, `bucket`, `prehash`, `speculative`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            PrefetchMode::None => "none",
+            PrefetchMode::Bucket => "bucket",
+            PrefetchMode::Prehash => "prehash",
+            PrefetchMode::Speculative => "speculative",
+        }
+    }
+
+    /// How many packets ahead of *process* the *prepare* stage runs.
+    pub(crate) const fn lookahead(self) -> usize {
+        match self {
+            PrefetchMode::None | PrefetchMode::Bucket => 0,
+            PrefetchMode::Prehash => 1,
+            PrefetchMode::Speculative => 2,
+        }
+    }
+}
+
+impl FromStr for PrefetchMode {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Self::ALL.into_iter().find(|m| m.key() == s).ok_or(())
+    }
+}
+
+/// How many packets before its *prepare* a packet's wire is prefetched.
+pub(crate) const WIRE_AHEAD: usize = 2;
+
+/// How much of a packet's wire is prefetched: the header, name and the fields after it of a
+/// usual Interest or Data (the Content of a large Data is not read by the forwarder).
+const WIRE_PREFETCH_BYTES: usize = 256;
+
+/// Prefetches the head of `rx`'s wire, line by line (unrolled: a fixed number of steps).
+#[inline(always)]
+pub(crate) fn prefetch_wire(rx: &RxPacket) {
+    let (p, len) = (rx.wire.as_ptr(), rx.wire.len());
+    for off in (0..WIRE_PREFETCH_BYTES).step_by(64) {
+        if off < len {
+            prefetch_read(p.wrapping_add(off));
+        }
+    }
+}
 
 impl Core {
     /// All-at-once bucket prefetch of one packet: its PCCT bucket (for a Data carrying our

@@ -60,6 +60,7 @@ mod entry;
 mod list;
 mod pcct;
 mod pit;
+mod prefetch;
 mod records;
 mod token;
 mod wheel;

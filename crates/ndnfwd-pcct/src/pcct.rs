@@ -1,15 +1,11 @@
-//! The `Pcct` struct: construction, the key table (PCC entries), tokens, part bookkeeping,
-//! prefetch and burst entry points, and read-only accessors. The PIT, Data and CS operations
-//! are `impl Pcct` blocks in `pit.rs`, `data.rs` and `cs.rs`.
+//! The `Pcct` struct: construction, the key table (PCC entries), tokens, part bookkeeping and
+//! read-only accessors. The PIT, Data and CS operations, and the prefetch steps and burst
+//! entry points, are `impl Pcct` blocks in `pit.rs`, `data.rs`, `cs.rs` and `prefetch.rs`.
 
-use ndn_packet::{FaceId, NackReason, NameHasher, NameId, PrefixHashes};
-use ndnfwd_table::{
-    prefetch_read, AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice,
-};
+use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
+use ndnfwd_table::{AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice};
 
-use crate::api::{
-    Counters, DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome, PitHandle,
-};
+use crate::api::{Counters, DataInfo, InterestInfo, PitHandle};
 use crate::config::{CsPolicy, PcctConfig};
 use crate::cs::ArcPending;
 use crate::entry::{
@@ -290,20 +286,6 @@ impl Pcct {
         Some(k)
     }
 
-    /// Prefetches the key slot (and its generation) and the PIT slot the next new entry will
-    /// take, so that filling them in does not wait on their lines: a new Interest calls it for
-    /// the next one. On a large PIT-CS those slots were last touched long ago.
-    #[inline]
-    pub(crate) fn prefetch_next_entry(&self) {
-        if let Some(k) = self.keys.next_free() {
-            self.keys.prefetch_value(k);
-            prefetch_read(self.gens.as_ptr().wrapping_add(k as usize));
-        }
-        if let Some(p) = self.pits.next_free() {
-            self.pits.prefetch_lines(p);
-        }
-    }
-
     fn release_key_slot(&mut self, k: u32) {
         if self.keys.free(k).is_none() {
             return;
@@ -489,129 +471,12 @@ impl Pcct {
                 nacked: r.nack_reason(),
             })
     }
-
-    // ----- prefetch and bursts -----
-
-    /// Prefetches the bucket an Interest will look up.
-    #[inline]
-    pub fn prefetch_interest(&self, it: &InterestInfo<'_>) {
-        self.table
-            .prefetch(key_hash(it.hashes.full(), it.forwarding_hint_hash));
-    }
-
-    /// Speculative entry prefetch (seed 002's Speculative HT Lookup): prefetches the PCC
-    /// entries (keys) behind every fingerprint match in the Interest's bucket. Call it one step
-    /// after [`Pcct::prefetch_interest`] with the same Interest, once that bucket is in cache.
-    /// It reads only the bucket, so it never changes an outcome.
-    ///
-    /// The PIT and CS parts behind a key are not prefetched: their indices are in the key line
-    /// this call starts fetching, so reading them here would stall on the very miss it hides.
-    #[inline]
-    pub fn prefetch_interest_entries(&self, it: &InterestInfo<'_>) {
-        self.for_each_interest_candidate(it, |k| self.keys.prefetch_value(k));
-    }
-
-    /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key. Inlined
-    /// into the speculative step of every Interest (a call and a closure argument otherwise).
-    #[inline(always)]
-    fn for_each_interest_candidate(&self, it: &InterestInfo<'_>, f: impl FnMut(u32)) {
-        let hash = key_hash(it.hashes.full(), it.forwarding_hint_hash);
-        self.table.candidates_occupied(hash, f);
-    }
-
-    /// Prefetches what a Data will touch first: the entry its token names if the token is
-    /// ours (an exact match then needs no bucket), else the bucket of its name.
-    #[inline]
-    pub fn prefetch_data(&self, d: &DataInfo<'_>, token: Option<&[u8]>) {
-        self.prefetch_data_name(&d.id, token);
-    }
-
-    /// [`Pcct::prefetch_data`] from the Data name's identity alone (no [`DataInfo`]
-    /// needed): the key slot our token names, else the bucket of the name's
-    /// table hash. Any token (absent, another worker's, forged, wrong length) and any identity
-    /// are fine; a prefetch never changes an outcome.
-    #[inline]
-    pub fn prefetch_data_name(&self, name: &NameId, token: Option<&[u8]>) {
-        let ours = token
-            .and_then(|t| PitToken::from_bytes(t).ok())
-            .filter(|t| t.worker() == self.cfg.worker_id);
-        match ours {
-            Some(t) => {
-                // The key and its generation, which the token check compares.
-                self.keys.prefetch(t.index());
-                prefetch_read(self.gens.as_ptr().wrapping_add(t.index() as usize));
-            }
-            None => self.table.prefetch(name.hash()),
-        }
-    }
-
-    /// Speculative step for a Data (call it one step after [`Pcct::prefetch_data_name`] with
-    /// the same token, once the key is in cache): prefetches the PIT parts (every line: the
-    /// in-records, expiry and timer-wheel links are all read when they are satisfied and
-    /// freed) and the CS part of the key our token names. Reads only that key; never changes
-    /// an outcome, whatever the token.
-    #[inline]
-    pub fn prefetch_data_entries(&self, token: Option<&[u8]>) {
-        let key = token
-            .and_then(|t| PitToken::from_bytes(t).ok())
-            .filter(|t| t.worker() == self.cfg.worker_id)
-            .and_then(|t| self.keys.get(t.index()));
-        if let Some(e) = key {
-            for p in e.pit.into_iter().filter(|&p| p != NIL) {
-                self.pits.prefetch_lines(p);
-            }
-            if e.cs != NIL {
-                self.cs.prefetch_value(e.cs);
-            }
-        }
-    }
-
-    /// [`Pcct::on_interest`] over a burst, prefetching one [`BURST_GROUP`] ahead; one outcome
-    /// per Interest is appended to `out`.
-    pub fn on_interest_burst(
-        &mut self,
-        now: u64,
-        burst: &[InterestArrival<'_>],
-        out: &mut Vec<InterestOutcome>,
-    ) {
-        for a in burst.iter().take(BURST_GROUP) {
-            self.prefetch_interest(&a.interest);
-        }
-        for (g, group) in burst.chunks(BURST_GROUP).enumerate() {
-            let next = burst.iter().skip((g + 1) * BURST_GROUP).take(BURST_GROUP);
-            next.for_each(|a| self.prefetch_interest(&a.interest));
-            for a in group {
-                out.push(self.on_interest(now, &a.interest, a.face));
-            }
-        }
-    }
-
-    /// [`Pcct::on_data`] over a burst, prefetching one [`BURST_GROUP`] ahead; one outcome per
-    /// Data is appended to `out`, downstreams to `downstreams`.
-    pub fn on_data_burst(
-        &mut self,
-        now: u64,
-        burst: &[DataArrival<'_>],
-        out: &mut Vec<DataOutcome>,
-        downstreams: &mut Vec<Downstream>,
-    ) {
-        for a in burst.iter().take(BURST_GROUP) {
-            self.prefetch_data(&a.data, a.token);
-        }
-        for (g, group) in burst.chunks(BURST_GROUP).enumerate() {
-            let next = burst.iter().skip((g + 1) * BURST_GROUP).take(BURST_GROUP);
-            next.for_each(|a| self.prefetch_data(&a.data, a.token));
-            for a in group {
-                let o = self.on_data(now, &a.data, a.face, a.token, a.face_is_local, downstreams);
-                out.push(o);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::InterestOutcome;
     use ndn_packet::{Name, SipVariant};
 
     /// The key an Interest finds is among the candidates its speculative prefetch visits, with

@@ -1,0 +1,182 @@
+use super::*;
+use crate::Name;
+use core::hash::Hasher;
+use proptest::prelude::*;
+use siphasher::sip128::{Hasher128, SipHasher13, SipHasher24};
+
+const KEY: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+fn reference(variant: SipVariant, bytes: &[u8]) -> u128 {
+    let (k0, k1) = (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+    let h = match variant {
+        SipVariant::Sip13 => {
+            let mut h = SipHasher13::new_with_keys(k0, k1);
+            h.write(bytes);
+            h.finish128()
+        }
+        SipVariant::Sip24 => {
+            let mut h = SipHasher24::new_with_keys(k0, k1);
+            h.write(bytes);
+            h.finish128()
+        }
+    };
+    u128::from(h.h2) << 64 | u128::from(h.h1)
+}
+
+#[test]
+fn published_siphash24_128_vector() {
+    // First vector of the SipHash reference implementation's vectors_sip128 (empty message).
+    let h = NameHasher::new(KEY, SipVariant::Sip24);
+    let mut out = PrefixHashes::default();
+    h.hash_prefixes(NameRef::root(), &mut out);
+    let expect: [u8; 16] = [
+        0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6, 0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02,
+        0x93,
+    ];
+    assert_eq!(out.id128(0).map(u128::to_le_bytes), Some(expect));
+}
+
+proptest! {
+    #[test]
+    fn one_pass_equals_reference_per_prefix(comps in proptest::collection::vec(
+        proptest::collection::vec(any::<u8>(), 0..300), 0..12)) {
+        let name = comps.iter().fold(Name::new(), |n, c| n.push(c));
+        for variant in [SipVariant::Sip13, SipVariant::Sip24] {
+            let h = NameHasher::new(KEY, variant);
+            let mut out = PrefixHashes::default();
+            // A stale cache would show on the second name: hash another name first and
+            // read its odd prefixes' table hashes, then the even ones' identities.
+            h.hash_prefixes(Name::from_uri("/other/name/x/y").unwrap().as_ref(), &mut out);
+            (0..out.len()).step_by(2).for_each(|i| { out.id128(i); });
+            (1..out.len()).step_by(2).for_each(|i| { out.get(i); });
+            h.hash_prefixes(name.as_ref(), &mut out);
+            prop_assert_eq!(out.len(), comps.len() + 1);
+            for i in 0..out.len() {
+                let prefix = name.as_ref().prefix(i);
+                let want = reference(variant, prefix.value());
+                // Table hash first on odd prefixes, identity first on even ones.
+                if i % 2 == 1 {
+                    prop_assert_eq!(out.get(i), Some(want as u64));
+                }
+                prop_assert_eq!(out.id128(i), Some(want));
+                prop_assert_eq!(out.get(i), Some(want as u64));
+                prop_assert_eq!(h.hash_value(prefix.value()), want as u64);
+            }
+        }
+    }
+}
+
+/// Every prefix's cache cells and state, to compare two finalization paths exactly.
+fn cells(out: &PrefixHashes) -> Vec<([u64; 4], u64, u64, u64)> {
+    let cell = |p: &Prefix| (p.state.get(), p.last, p.h1.get(), p.h2.get());
+    out.prefixes.iter().map(cell).collect()
+}
+
+proptest! {
+    #[test]
+    fn batch_finalization_equals_one_by_one(
+        comps in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..20), 0..14),
+        // Often none cached: whole groups of four then take the lanes' fast path.
+        cached in prop_oneof![
+            Just(vec![false; 14]),
+            proptest::collection::vec(any::<bool>(), 14),
+        ],
+        lo in 0usize..4,
+        hi in 0usize..16,
+    ) {
+        let name = comps.iter().fold(Name::new(), |n, c| n.push(c));
+        for variant in [SipVariant::Sip13, SipVariant::Sip24] {
+            let h = NameHasher::new(KEY, variant);
+            // Some prefixes already finalized (h1 read, or the identity too) by `get`.
+            let fresh = || {
+                let mut out = PrefixHashes::default();
+                h.hash_prefixes(name.as_ref(), &mut out);
+                for (i, _) in cached.iter().enumerate().filter(|(_, c)| **c) {
+                    if i % 3 == 0 { out.id128(i); } else { out.get(i); }
+                }
+                out
+            };
+            let (one, scalar, best) = (fresh(), fresh(), fresh());
+            for i in lo..=hi.min(one.components()) {
+                one.get(i);
+            }
+            fn run(o: &PrefixHashes, lo: usize, hi: usize) -> &[Prefix] {
+                o.prefixes.get(lo..=hi.min(o.components())).unwrap_or_default()
+            }
+            lanes::finalize_scalar(run(&scalar, lo, hi), variant);
+            best.finalize(lo..=hi);
+            prop_assert_eq!(cells(&scalar), cells(&one));
+            prop_assert_eq!(cells(&best), cells(&one));
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let simd = fresh();
+                // SAFETY: the CPU has AVX2 (checked just above).
+                #[allow(unsafe_code)]
+                unsafe { lanes::avx2::finalize(run(&simd, lo, hi), variant) };
+                prop_assert_eq!(cells(&simd), cells(&one));
+            } else {
+                eprintln!("no AVX2 on this CPU: only the scalar batch path is compared");
+            }
+            for i in 0..best.len() {
+                let want = reference(variant, name.as_ref().prefix(i).value());
+                prop_assert_eq!(best.get(i), Some(want as u64));
+                prop_assert_eq!(best.id128(i), Some(want));
+            }
+        }
+    }
+}
+
+#[test]
+fn long_names_cache_every_prefix_and_reads_repeat() {
+    // 70 components (past any 64-bit bookkeeping): reading a prefix twice, in either order,
+    // must give the reference hashes from the cache or from the absorbing state.
+    let name = (0..70u8).fold(Name::new(), |n, c| n.push([c; 3]));
+    let h = NameHasher::new(KEY, SipVariant::Sip13);
+    let mut out = PrefixHashes::default();
+    h.hash_prefixes(name.as_ref(), &mut out);
+    for i in [65, 70, 3, 65, 70, 3] {
+        let want = reference(SipVariant::Sip13, name.as_ref().prefix(i).value());
+        assert_eq!(out.get(i), Some(want as u64));
+        assert_eq!(out.id128(i), Some(want));
+        assert_eq!(out.get(i), Some(want as u64));
+        assert_eq!(out.id128(i), Some(want));
+    }
+}
+
+#[test]
+fn names_longer_than_the_slots_grow_them() {
+    // The walk writes into the spare capacity and walks again when a name does not fit:
+    // every length, from below to past the room, longer then shorter, hashes every prefix.
+    let h = NameHasher::new(KEY, SipVariant::Sip13);
+    let mut out = PrefixHashes::with_capacity(1);
+    for n in [0, 1, 2, 3, 40, 2, 0, 41] {
+        let name = (0..n).fold(Name::new(), |name, c| name.push([c as u8; 9]));
+        h.hash_prefixes(name.as_ref(), &mut out);
+        assert_eq!(out.len(), n + 1);
+        for i in 0..=n {
+            let want = reference(SipVariant::Sip13, name.as_ref().prefix(i).value());
+            assert_eq!(out.id128(i), Some(want));
+        }
+        assert_eq!(out.get(n + 1), None);
+    }
+}
+
+#[test]
+fn key_changes_every_hash() {
+    let name = Name::from_uri("/a/b/c").unwrap();
+    let mut a = PrefixHashes::default();
+    let mut b = PrefixHashes::default();
+    NameHasher::new(KEY, SipVariant::Sip13).hash_prefixes(name.as_ref(), &mut a);
+    NameHasher::new([9; 16], SipVariant::Sip13).hash_prefixes(name.as_ref(), &mut b);
+    for i in 0..4 {
+        assert_ne!(a.get(i), b.get(i));
+    }
+    assert_ne!(
+        NameHasher::from_os(SipVariant::Sip13)
+            .unwrap()
+            .hash_name(name.as_ref()),
+        NameHasher::from_os(SipVariant::Sip13)
+            .unwrap()
+            .hash_name(name.as_ref())
+    );
+}
