@@ -26,7 +26,9 @@
 //! two packets before its *prepare*: the decoder reads the header and name first
 //! and the rest of the packet's fields after them, so a wire that is not in cache (a burst
 //! larger than the caches, a buffer the NIC or another core wrote) is otherwise a chain of
-//! misses at the head of every *prepare*.
+//! misses at the head of every *prepare*. `none` also turns off the prefetches the PIT-CS makes
+//! inside its operations (the next entry's slots, the LRU victims: `Pcct::set_prefetch`), so
+//! that it measures no software prefetch at all.
 
 use ndn_packet::data::Data;
 use ndn_packet::interest::Interest;
@@ -195,7 +197,8 @@ impl Engine {
     /// An engine over `fib` (this worker's reader of the shared FIB). `hasher` must carry the
     /// key the FIB was built with. The root strategy is [`DEFAULT_STRATEGY`].
     pub fn new(cfg: EngineConfig, hasher: NameHasher, fib: FibReader) -> Result<Self, EngineError> {
-        let pcct = Pcct::new(cfg.pcct, hasher.clone()).map_err(EngineError::Pcct)?;
+        let mut pcct = Pcct::new(cfg.pcct, hasher.clone()).map_err(EngineError::Pcct)?;
+        pcct.set_prefetch(cfg.prefetch != PrefetchMode::None);
         let root = instantiate(DEFAULT_STRATEGY)
             .unwrap_or_else(|_| Box::new(crate::strategy::BestRoute::new()));
         let strategies: Vec<Box<dyn Strategy>> = vec![root];
@@ -347,6 +350,7 @@ impl Engine {
     /// Changes the prefetch mode (takes effect at the next burst).
     pub fn set_prefetch(&mut self, mode: PrefetchMode) {
         self.prefetch = mode;
+        self.core.pcct.set_prefetch(mode != PrefetchMode::None);
     }
 
     /// Turns per-stage cycle accounting on or off (free when off).

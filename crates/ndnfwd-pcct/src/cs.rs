@@ -247,7 +247,9 @@ impl Pcct {
             }
         }
         self.counters.evictions += 1;
-        self.prefetch_victims();
+        if self.prefetch {
+            self.prefetch_victims();
+        }
         Some(v)
     }
 

@@ -143,6 +143,9 @@ pub struct Pcct {
     pub(crate) due: Vec<u32>,
     pub(crate) scratch_name: Vec<u8>,
     pub(crate) scratch_hashes: PrefixHashes,
+    /// Whether the operations prefetch ahead on their own (the next entry's slots, the LRU
+    /// victims): see [`Pcct::set_prefetch`].
+    pub(crate) prefetch: bool,
 }
 
 impl core::fmt::Debug for Pcct {
@@ -187,6 +190,7 @@ impl Pcct {
             wheel: Wheel::new(cfg.lifetime_cap_ns),
             cbp_pending: 0,
             digest_pending: 0,
+            prefetch: true,
             counters: Counters::default(),
             issued: Issued::NONE,
             matched: Vec::with_capacity(16),

@@ -192,7 +192,9 @@ impl Pcct {
         self.cbp_pending += u32::from(rec.can_be_prefix());
         self.wheel.schedule(&mut self.pits, p);
         self.counters.inserts += 1;
-        self.prefetch_next_entry();
+        if self.prefetch {
+            self.prefetch_next_entry();
+        }
         let pit = PitHandle {
             token: self.token_of(k),
             must_be_fresh,

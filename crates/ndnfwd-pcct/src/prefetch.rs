@@ -14,6 +14,13 @@ use crate::pcct::{DataArrival, InterestArrival, Pcct, BURST_GROUP};
 use crate::token::PitToken;
 
 impl Pcct {
+    /// Turns the prefetches the operations make on their own (each new PIT entry for the next
+    /// one's slots, each CS recycle along the LRU front) on or off; on by default. The
+    /// engine's `none` mode turns them off, so that it measures no software prefetch at all.
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.prefetch = on;
+    }
+
     /// Prefetches the key slot (and its generation) and the PIT slot the next new entry will
     /// take, so that filling them in does not wait on their lines: a new Interest calls it for
     /// the next one. On a large PIT-CS those slots were last touched long ago.
