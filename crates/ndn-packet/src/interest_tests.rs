@@ -1,6 +1,7 @@
 use super::*;
 use crate::fixtures::{INTEREST_FULL, INTEREST_PARAMS, INTEREST_SIGNED};
 use crate::signature::{sig_type, SignatureInfo};
+use crate::Name;
 
 fn n(uri: &str) -> Name {
     Name::from_uri(uri).unwrap()
