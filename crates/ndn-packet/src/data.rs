@@ -93,7 +93,7 @@ impl<'a> Data<'a> {
     /// the name's words hashes the whole name. No per-prefix state is kept: a Data needs it
     /// only for rare matches (CanBePrefix entries, a token naming a prefix), where the PIT-CS
     /// hashes the prefixes of the checked name itself.
-    #[inline]
+    #[inline(always)]
     pub fn new_checked_id(
         wire: &'a [u8],
         hasher: &NameHasher,
