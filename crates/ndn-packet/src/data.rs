@@ -93,7 +93,7 @@ impl<'a> Data<'a> {
     /// the name's words hashes the whole name. No per-prefix state is kept: a Data needs it
     /// only for rare matches (CanBePrefix entries, a token naming a prefix), where the PIT-CS
     /// hashes the prefixes of the checked name itself.
-    #[inline]
+    #[inline(always)]
     pub fn new_checked_id(
         wire: &'a [u8],
         hasher: &NameHasher,
@@ -162,7 +162,15 @@ impl<'a> Data<'a> {
             None => (0, 0),
         };
         let (is, ie) = usual_at(wire, pos, tt::SIGNATURE_INFO)?;
-        let signature_info = SignatureInfo::new_checked(wire.get(is..ie)?).ok()?;
+        // DigestSha256's SignatureInfo (a one-byte SignatureType alone) is read in place, the
+        // way `SignatureInfo::new_checked` reads it; any other is left to it.
+        let (sig_type, key_locator) = match *wire.get(is..ie)? {
+            [t, 1, st] if u32::from(t) == tt::SIGNATURE_TYPE => (u64::from(st), (0, 0)),
+            ref info => {
+                let info = SignatureInfo::new_checked(info).ok()?;
+                (info.sig_type(), opt_span_in(wire, info.key_locator()))
+            }
+        };
         let (vs, ve) = usual_at(wire, ie, tt::SIGNATURE_VALUE)?;
         if ve != end {
             return None;
@@ -172,11 +180,11 @@ impl<'a> Data<'a> {
             name,
             content_type: content_type.unwrap_or(0),
             freshness_period: freshness_period.unwrap_or(0),
-            sig_type: signature_info.sig_type(),
+            sig_type,
             final_block_id: (0, 0),
             content,
             signature_info: (is as u32, ie as u32),
-            key_locator: opt_span_in(wire, signature_info.key_locator()),
+            key_locator,
             signature_value: (vs as u32, ve as u32),
             has_content_type: content_type.is_some(),
             has_freshness_period: freshness_period.is_some(),

@@ -207,6 +207,9 @@ impl Pcct {
     /// victim's key freed if left empty, the byte limit still enforced by `cs_evict`), without
     /// freeing and allocating a CS slot or unlinking a node only to link another. `None` (the
     /// caller inserts normally) for ARC, a CS with room, or a victim with indirect entries.
+    /// Inlined into the store: a full CS recycles on every Data, and the call's argument
+    /// shuffling and register saves cost more than its body's own bookkeeping.
+    #[inline(always)]
     fn cs_recycle(
         &mut self,
         k: u32,
