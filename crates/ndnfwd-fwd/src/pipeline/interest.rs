@@ -375,7 +375,9 @@ impl Core {
                 return wire;
             }
         }
-        self.tx.write(|v| i.write_with_guiders(&g, v))
+        // `move`: the closure holds its own copy of `g`, so `g` need not be in memory on the
+        // usual paths above.
+        self.tx.write(move |v| i.write_with_guiders(&g, v))
     }
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
