@@ -108,7 +108,11 @@ impl Pcct {
         // Without a key and without an implicit digest (a name nothing is cached or pending
         // under: the usual new Interest) the CS has nothing to offer: no call.
         let cs = if k.is_some() || digest.is_some() {
-            self.cs_lookup(now, k, it, n, digest)
+            // A copy made here, on the rare path: handing `it` itself to the call (out of
+            // line) would make the caller build the whole `InterestInfo` in memory for every
+            // Interest, where inlined its fields otherwise stay in registers.
+            let copy = *it;
+            self.cs_lookup(now, k, &copy, n, digest)
         } else {
             None
         };

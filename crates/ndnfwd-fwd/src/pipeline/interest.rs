@@ -103,11 +103,12 @@ impl Core {
             self.on_outgoing_nack(rx.face, token, NackReason::Congestion, &rx.wire, 0, out);
             return;
         }
-        let outcome = self.pcct.on_interest(
-            now,
-            &interest_info(interest, hashes, fh, nonce, rx),
-            rx.face,
-        );
+        // The HopLimit read above, not read from the wire a second time.
+        let it = InterestInfo {
+            hop_limit,
+            ..interest_info(interest, hashes, fh, nonce, rx)
+        };
+        let outcome = self.pcct.on_interest(now, &it, rx.face);
         laps.lap(&mut self.cycles, Stage::Pcct);
         let inc = Incoming {
             rx,
@@ -125,7 +126,7 @@ impl Core {
         // is inlined once rather than called.
         let miss = match outcome {
             InterestOutcome::CsHit { data } => {
-                self.on_content_store_hit(&inc, data, out);
+                self.on_content_store_hit(rx, inc.scope, data, out);
                 None
             }
             InterestOutcome::NewPit { pit } => {
@@ -139,7 +140,7 @@ impl Core {
             }
             InterestOutcome::Retransmission { pit, forward } => self.forward_again(pit, forward),
             InterestOutcome::DuplicateNonce => {
-                self.on_interest_loop(&inc, out);
+                self.on_interest_loop(rx, info, out);
                 None
             }
             InterestOutcome::PitFull => {
@@ -172,10 +173,11 @@ impl Core {
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
-    fn on_interest_loop(&mut self, inc: &Incoming<'_, '_>, out: &mut Vec<TxPacket>) {
+    /// (The out-of-line stages take the fields they use, not the [`Incoming`]: given its
+    /// address, the pipeline would build it in memory for every Interest.)
+    fn on_interest_loop(&mut self, rx: &RxPacket, info: FaceInfo, out: &mut Vec<TxPacket>) {
         self.counters.dup_nonce += 1;
-        if inc.info.link == LinkType::PointToPoint {
-            let rx = inc.rx;
+        if info.link == LinkType::PointToPoint {
             self.on_outgoing_nack(
                 rx.face,
                 rx.lp.pit_token,
@@ -190,13 +192,13 @@ impl Core {
     /// NFD `onContentStoreHit`: the cached Data goes back to the downstream with its token.
     fn on_content_store_hit(
         &mut self,
-        inc: &Incoming<'_, '_>,
+        rx: &RxPacket,
+        scope: NameScope,
         data: Bytes,
         out: &mut Vec<TxPacket>,
     ) {
         self.counters.cs_hit += 1;
-        let rx = inc.rx;
-        self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, &data, inc.scope, None, out);
+        self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, &data, scope, None, out);
     }
 
     /// NFD `onContentStoreMiss`: the in-record is in place (PIT-CS); NextHopFaceId from a local
@@ -257,7 +259,7 @@ impl Core {
             if reason == NackReason::NoRoute {
                 self.counters.no_route += 1;
             }
-            self.reject_pending(now, inc, pit, reason, out);
+            self.reject_pending(now, inc.rx, inc.interest, pit, reason, out);
             return;
         }
         let Some((&last, rest)) = actions.sends().split_last() else {
@@ -307,7 +309,7 @@ impl Core {
             }
             None => {
                 self.counters.no_route += 1;
-                self.reject_pending(now, inc, pit, NackReason::NoRoute, out);
+                self.reject_pending(now, inc.rx, inc.interest, pit, NackReason::NoRoute, out);
             }
         }
     }
@@ -373,7 +375,9 @@ impl Core {
                 return wire;
             }
         }
-        self.tx.write(|v| i.write_with_guiders(&g, v))
+        // `move`: the closure holds its own copy of `g`, so `g` need not be in memory on the
+        // usual paths above.
+        self.tx.write(move |v| i.write_with_guiders(&g, v))
     }
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
@@ -435,7 +439,8 @@ impl Core {
     fn reject_pending(
         &mut self,
         now: u64,
-        inc: &Incoming<'_, '_>,
+        rx: &RxPacket,
+        interest: &Interest<'_>,
         pit: PitHandle,
         reason: NackReason,
         out: &mut Vec<TxPacket>,
@@ -446,7 +451,7 @@ impl Core {
         };
         for k in range {
             if let Some(d) = self.downstreams.get(k).copied() {
-                let wire = self.nack_wire(inc.interest, &inc.rx.wire, d.nonce);
+                let wire = self.nack_wire(interest, &rx.wire, d.nonce);
                 let mark = u64::from(d.congestion_mark);
                 self.on_outgoing_nack(d.face, d.token, reason, &wire, mark, out);
             }

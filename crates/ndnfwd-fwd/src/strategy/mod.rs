@@ -87,8 +87,9 @@ pub fn would_violate_scope(ingress: FaceInfo, scope: NameScope, egress: FaceInfo
 /// [`InterestCtx::is_eligible`] without the out-record test: may an Interest of scope `scope`
 /// that came in on `ingress` (whose info is `ingress_info`) go to `face`? Not back to the
 /// ingress (unless ad hoc), a known face, no scope violation. The egress face's info when it
-/// may.
-#[inline]
+/// may. Always inlined: the Interest pipeline's best-route step calls it for every new
+/// Interest, and a call costs more than its few compares.
+#[inline(always)]
 pub(crate) fn eligible_egress(
     faces: &FaceTable,
     ingress: FaceId,
