@@ -27,7 +27,7 @@ use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, O
 use crate::bucket::{
     encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE,
 };
-use crate::raw::mem::ZeroedSlice;
+use crate::raw::mem::{MaskedSlice, ZeroedSlice};
 use crate::raw::prefetch::prefetch_read;
 use crate::raw::scan::fp_match_bits;
 use crate::AllocError;
@@ -67,8 +67,8 @@ pub struct Place {
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
 /// same mapping. `Send + Sync`: share it (e.g. in an `Arc`) with reader threads.
 pub struct BucketTable {
-    buckets: ZeroedSlice<Bucket>,
-    mask: u64,
+    /// Home buckets then the overflow pool; the mask picks a home bucket.
+    buckets: MaskedSlice<Bucket>,
     home: u32,
     pool: u32,
     len: AtomicUsize,
@@ -152,9 +152,9 @@ impl BucketTable {
                 bytes: total.saturating_mul(BUCKET_BYTES),
             });
         }
+        let buckets = MaskedSlice::new(ZeroedSlice::new(total)?, home - 1).ok_or(too_big)?;
         Ok(Self {
-            buckets: ZeroedSlice::new(total)?,
-            mask: home as u64 - 1,
+            buckets,
             home: home as u32,
             pool: overflow_buckets as u32,
             len: AtomicUsize::new(0),
@@ -178,12 +178,12 @@ impl BucketTable {
 
     #[inline(always)]
     fn home_index(&self, hash: u64) -> usize {
-        (hash & self.mask) as usize
+        hash as usize & self.buckets.mask()
     }
 
     #[inline(always)]
     fn home_bucket(&self, hash: u64) -> &Bucket {
-        &self.buckets[self.home_index(hash)]
+        self.buckets.at_masked(hash as usize)
     }
 
     /// Prefetches the home bucket of `hash` (one cache line); see [`crate::prefetch_read`].
@@ -304,17 +304,21 @@ impl BucketTable {
     fn visit_candidates<const OCCUPIED_ONLY: bool>(&self, hash: u64, mut f: impl FnMut(u32)) {
         let fp = fingerprint(hash);
         let mut bucket = self.home_bucket(hash);
-        for _ in 0..=self.pool {
+        // At most `1 + pool` buckets, as in `walk` (a plain count: no range iterator state).
+        let mut left = self.pool;
+        loop {
             let _ = scan::<OCCUPIED_ONLY>(bucket, fp, &mut |i| {
                 f(i);
                 false
             });
-            match bucket.next.load(Ordering::Acquire) {
-                0 => return,
-                next => match self.buckets.get(next as usize) {
-                    Some(b) => bucket = b,
-                    None => return,
-                },
+            let next = bucket.next.load(Ordering::Acquire);
+            if next == 0 || left == 0 {
+                return;
+            }
+            left -= 1;
+            match self.buckets.get(next as usize) {
+                Some(b) => bucket = b,
+                None => return,
             }
         }
     }
