@@ -288,7 +288,8 @@ impl BucketTable {
 
     /// Calls `f` with every index in the home chain of `hash` whose fingerprint matches, for
     /// speculative prefetch of entries (seed 002's Speculative HT Lookup). Under concurrent
-    /// writes it is a hint only: it does not re-validate and may miss entries.
+    /// writes it is a hint only: it does not re-validate, may miss entries and may offer the
+    /// index of a slot rewritten after its fingerprint was compared.
     #[inline]
     pub fn candidates(&self, hash: u64, f: impl FnMut(u32)) {
         self.visit_candidates::<false>(hash, f);
@@ -307,10 +308,24 @@ impl BucketTable {
         // At most `1 + pool` buckets, as in `walk` (a plain count: no range iterator state).
         let mut left = self.pool;
         loop {
-            let _ = scan::<OCCUPIED_ONLY>(bucket, fp, &mut |i| {
-                f(i);
-                false
-            });
+            if OCCUPIED_ONLY {
+                let _ = scan::<true>(bucket, fp, &mut |i| {
+                    f(i);
+                    false
+                });
+            } else {
+                // The SIMD filter's slots without the re-check `scan` makes before `eq` reads
+                // an entry: a candidate is only prefetched, and a slot changed since the
+                // filter is a write the caller's hint must not outlive anyway.
+                let mut matches = fp_match_bits(bucket, fp);
+                while matches != 0 {
+                    let s = (matches.trailing_zeros() / 2) as usize;
+                    matches &= matches - 1;
+                    if let Some(slot) = bucket.slots.get(s) {
+                        f(slot_index(slot.load(Ordering::Relaxed)));
+                    }
+                }
+            }
             let next = bucket.next.load(Ordering::Acquire);
             if next == 0 || left == 0 {
                 return;
