@@ -342,7 +342,7 @@ impl FibReader {
     /// [`FibReader::probe_plan`]). A top-down plan reads the hash of every depth from its top
     /// down, so those are finalized together first ([`PrefixHashes::finalize`]) when there
     /// are at least [`BATCH_MIN_DEPTHS`] of them.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
         let cfg = s.published();
@@ -374,7 +374,7 @@ impl FibReader {
     /// stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows miss
     /// (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their index
     /// lives in the entry being fetched.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
         let gen = Memo::begin(s);

@@ -10,14 +10,15 @@
 //! Index `i` lives in segment `i >> SEGMENT_BITS` at offset `i & (SEGMENT - 1)`; the directory of
 //! segment pointers is small and stays cache resident.
 //!
-//! Segments are `ndnfwd_table::ZeroedSlice`s: zero-filled mappings backed only where touched,
+//! Segments are `ndnfwd_table::ZeroedSlice`s (in a `MaskedSlice`, so the offset needs no bounds
+//! check): zero-filled mappings backed only where touched,
 //! and (being several MiB) on transparent huge pages like the bucket tables, so the random entry
 //! reads of a lookup in a FIB of millions of prefixes do not each cost a page walk. Stored types
 //! are atomics, valid when zero ([`ZeroValid`]); that is the same value as their `Default`.
 
 use std::sync::OnceLock;
 
-use ndnfwd_table::{prefetch_read, ZeroValid, ZeroedSlice};
+use ndnfwd_table::{prefetch_read, MaskedSlice, ZeroValid, ZeroedSlice};
 
 use crate::entry::Entry;
 use crate::nexthop::FwdSet;
@@ -40,7 +41,8 @@ pub const SEGMENT: usize = 1 << SEGMENT_BITS;
 /// Grow-only segmented storage. `Sync` when `T` is (atomics).
 #[derive(Debug)]
 pub struct Segmented<T: ZeroValid> {
-    dir: Box<[OnceLock<ZeroedSlice<T>>]>,
+    /// Segments of [`SEGMENT`] values, masked by `SEGMENT - 1` (no bounds check in a segment).
+    dir: Box<[OnceLock<MaskedSlice<T>>]>,
 }
 
 impl<T: ZeroValid> Segmented<T> {
@@ -58,7 +60,7 @@ impl<T: ZeroValid> Segmented<T> {
     #[inline(always)]
     pub fn get(&self, i: u32) -> Option<&T> {
         let seg = self.dir.get((i >> SEGMENT_BITS) as usize)?.get()?;
-        seg.get(i as usize & (SEGMENT - 1))
+        Some(seg.at_masked(i as usize))
     }
 
     /// Prefetches the cache line holding the value at `i` (seed 002's speculative entry
@@ -75,11 +77,11 @@ impl<T: ZeroValid> Segmented<T> {
     pub fn get_or_grow(&self, i: u32) -> Option<&T> {
         let slot = self.dir.get((i >> SEGMENT_BITS) as usize)?;
         if slot.get().is_none() {
-            let seg = ZeroedSlice::new(SEGMENT).ok()?;
+            let seg = MaskedSlice::new(ZeroedSlice::new(SEGMENT).ok()?, SEGMENT - 1)?;
             // Only the writer grows, so the slot is still empty; a lost race would only drop `seg`.
             let _ = slot.set(seg);
         }
-        slot.get()?.get(i as usize & (SEGMENT - 1))
+        Some(slot.get()?.at_masked(i as usize))
     }
 
     /// Largest index plus one that the directory can address.
@@ -92,7 +94,7 @@ impl<T: ZeroValid> Segmented<T> {
     pub fn memory_bytes(&self) -> usize {
         let segs = self.dir.iter().filter(|s| s.get().is_some()).count();
         segs * SEGMENT * core::mem::size_of::<T>()
-            + self.dir.len() * core::mem::size_of::<OnceLock<ZeroedSlice<T>>>()
+            + self.dir.len() * core::mem::size_of::<OnceLock<MaskedSlice<T>>>()
     }
 }
 
@@ -130,7 +132,7 @@ mod tests {
         }
         assert_eq!(
             s.memory_bytes(),
-            2 * core::mem::size_of::<OnceLock<ZeroedSlice<AtomicU64>>>()
+            2 * core::mem::size_of::<OnceLock<MaskedSlice<AtomicU64>>>()
         );
         s.get_or_grow(5).unwrap().store(3, Ordering::Relaxed);
         s.prefetch(5);

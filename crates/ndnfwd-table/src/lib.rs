@@ -38,7 +38,7 @@ mod table;
 
 pub use bucket::{fingerprint, BUCKET_BYTES};
 pub use raw::arena::Arena;
-pub use raw::mem::{ZeroValid, ZeroedSlice};
+pub use raw::mem::{MaskedSlice, ZeroValid, ZeroedSlice};
 pub use raw::prefetch::prefetch_read;
 pub use table::{
     default_overflow_buckets, BucketTable, Place, TableFull, TableWriter, DEFAULT_LOAD_FACTOR,

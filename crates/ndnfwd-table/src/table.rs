@@ -27,7 +27,7 @@ use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, O
 use crate::bucket::{
     encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE,
 };
-use crate::raw::mem::ZeroedSlice;
+use crate::raw::mem::{MaskedSlice, ZeroedSlice};
 use crate::raw::prefetch::prefetch_read;
 use crate::raw::scan::fp_match_bits;
 use crate::AllocError;
@@ -67,8 +67,8 @@ pub struct Place {
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
 /// same mapping. `Send + Sync`: share it (e.g. in an `Arc`) with reader threads.
 pub struct BucketTable {
-    buckets: ZeroedSlice<Bucket>,
-    mask: u64,
+    /// Home buckets then the overflow pool; the mask picks a home bucket.
+    buckets: MaskedSlice<Bucket>,
     home: u32,
     pool: u32,
     len: AtomicUsize,
@@ -152,9 +152,9 @@ impl BucketTable {
                 bytes: total.saturating_mul(BUCKET_BYTES),
             });
         }
+        let buckets = MaskedSlice::new(ZeroedSlice::new(total)?, home - 1).ok_or(too_big)?;
         Ok(Self {
-            buckets: ZeroedSlice::new(total)?,
-            mask: home as u64 - 1,
+            buckets,
             home: home as u32,
             pool: overflow_buckets as u32,
             len: AtomicUsize::new(0),
@@ -178,12 +178,12 @@ impl BucketTable {
 
     #[inline(always)]
     fn home_index(&self, hash: u64) -> usize {
-        (hash & self.mask) as usize
+        hash as usize & self.buckets.mask()
     }
 
     #[inline(always)]
     fn home_bucket(&self, hash: u64) -> &Bucket {
-        &self.buckets[self.home_index(hash)]
+        self.buckets.at_masked(hash as usize)
     }
 
     /// Prefetches the home bucket of `hash` (one cache line); see [`crate::prefetch_read`].
@@ -288,7 +288,8 @@ impl BucketTable {
 
     /// Calls `f` with every index in the home chain of `hash` whose fingerprint matches, for
     /// speculative prefetch of entries (seed 002's Speculative HT Lookup). Under concurrent
-    /// writes it is a hint only: it does not re-validate and may miss entries.
+    /// writes it is a hint only: it does not re-validate, may miss entries and may offer the
+    /// index of a slot rewritten after its fingerprint was compared.
     #[inline]
     pub fn candidates(&self, hash: u64, f: impl FnMut(u32)) {
         self.visit_candidates::<false>(hash, f);
@@ -304,17 +305,35 @@ impl BucketTable {
     fn visit_candidates<const OCCUPIED_ONLY: bool>(&self, hash: u64, mut f: impl FnMut(u32)) {
         let fp = fingerprint(hash);
         let mut bucket = self.home_bucket(hash);
-        for _ in 0..=self.pool {
-            let _ = scan::<OCCUPIED_ONLY>(bucket, fp, &mut |i| {
-                f(i);
-                false
-            });
-            match bucket.next.load(Ordering::Acquire) {
-                0 => return,
-                next => match self.buckets.get(next as usize) {
-                    Some(b) => bucket = b,
-                    None => return,
-                },
+        // At most `1 + pool` buckets, as in `walk` (a plain count: no range iterator state).
+        let mut left = self.pool;
+        loop {
+            if OCCUPIED_ONLY {
+                let _ = scan::<true>(bucket, fp, &mut |i| {
+                    f(i);
+                    false
+                });
+            } else {
+                // The SIMD filter's slots without the re-check `scan` makes before `eq` reads
+                // an entry: a candidate is only prefetched, and a slot changed since the
+                // filter is a write the caller's hint must not outlive anyway.
+                let mut matches = fp_match_bits(bucket, fp);
+                while matches != 0 {
+                    let s = (matches.trailing_zeros() / 2) as usize;
+                    matches &= matches - 1;
+                    if let Some(slot) = bucket.slots.get(s) {
+                        f(slot_index(slot.load(Ordering::Relaxed)));
+                    }
+                }
+            }
+            let next = bucket.next.load(Ordering::Acquire);
+            if next == 0 || left == 0 {
+                return;
+            }
+            left -= 1;
+            match self.buckets.get(next as usize) {
+                Some(b) => bucket = b,
+                None => return,
             }
         }
     }

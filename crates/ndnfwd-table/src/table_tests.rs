@@ -285,3 +285,35 @@ fn prefetch_any_hash_is_harmless() {
     }
     crate::prefetch_read(core::ptr::null::<u8>());
 }
+
+proptest::proptest! {
+    /// `candidates` (SIMD filter without the re-check) offers exactly the indices, in the same
+    /// order, that a lookup's `eq` is offered when it confirms none, and that the
+    /// occupied-only scan offers, over chains with overflow buckets and removals.
+    #[test]
+    fn candidates_are_the_lookups_fingerprint_matches(
+        keys in proptest::collection::vec((0u64..4, 0u32..6, proptest::bool::ANY), 0..60),
+        probe_hi in 0u32..6,
+    ) {
+        let (t, mut w) = small(4, 16);
+        for (i, &(home, hi, _)) in keys.iter().enumerate() {
+            t.insert(&mut w, h(home, hi), i as u32).unwrap();
+        }
+        for (i, &(home, hi, gone)) in keys.iter().enumerate() {
+            if gone {
+                assert!(t.remove(&mut w, h(home, hi), i as u32));
+            }
+        }
+        for home in 0..4 {
+            let key = h(home, probe_hi);
+            let mut seen = vec![];
+            proptest::prop_assert_eq!(t.lookup(key, |i| { seen.push(i); false }), None);
+            let mut c = vec![];
+            t.candidates(key, |i| c.push(i));
+            proptest::prop_assert_eq!(&c, &seen);
+            c.clear();
+            t.candidates_occupied(key, |i| c.push(i));
+            proptest::prop_assert_eq!(&c, &seen);
+        }
+    }
+}

@@ -25,12 +25,18 @@ impl Shared {
     ) {
         let n = hashes.components();
         let mut depth = |l: usize| hashes.get(l).is_some_and(|h| f(l, h));
+        let top = match cfg.algorithm {
+            LpmAlgorithm::LongestFirst => usize::from(cfg.k),
+            LpmAlgorithm::TwoStage => usize::from(cfg.m),
+            LpmAlgorithm::BinarySearch => 0,
+        };
         match cfg.algorithm {
-            LpmAlgorithm::LongestFirst => {
-                (1..=n.min(usize::from(cfg.k))).rev().any(depth);
-            }
-            LpmAlgorithm::TwoStage => {
-                (1..=n.min(usize::from(cfg.m))).rev().any(depth);
+            LpmAlgorithm::LongestFirst | LpmAlgorithm::TwoStage => {
+                // A plain loop: an iterator's `any` leaves its closure out of line.
+                let mut l = n.min(top);
+                while l > 0 && !depth(l) {
+                    l -= 1;
+                }
             }
             LpmAlgorithm::BinarySearch => {
                 let (lo, mut hi) = (1usize, (1usize << cfg.d) - 1);

@@ -226,6 +226,54 @@ impl<T: ZeroValid> core::ops::DerefMut for ZeroedSlice<T> {
     }
 }
 
+/// A [`ZeroedSlice`] with a mask below its length: [`MaskedSlice::at_masked`] reads the element
+/// at `x & mask` with no bounds check, for a table that picks a home bucket by a hash's low bits
+/// (one load and compare less on every lookup). Invariant: `mask < slice.len()`, established by
+/// [`MaskedSlice::new`] and kept since neither field is ever changed.
+pub struct MaskedSlice<T: ZeroValid> {
+    slice: ZeroedSlice<T>,
+    mask: usize,
+}
+
+impl<T: ZeroValid> MaskedSlice<T> {
+    /// `slice` with `mask`; `None` unless `mask < slice.len()`.
+    pub fn new(slice: ZeroedSlice<T>, mask: usize) -> Option<Self> {
+        (mask < slice.len()).then_some(Self { slice, mask })
+    }
+
+    /// The mask.
+    #[inline(always)]
+    pub fn mask(&self) -> usize {
+        self.mask
+    }
+
+    /// The element at `x & mask`.
+    #[inline(always)]
+    pub fn at_masked(&self, x: usize) -> &T {
+        let i = x & self.mask;
+        // SAFETY: `i <= mask < slice.len()` (the type's invariant), so `i` is in bounds.
+        unsafe { self.slice.get_unchecked(i) }
+    }
+}
+
+impl<T: ZeroValid> core::fmt::Debug for MaskedSlice<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MaskedSlice")
+            .field("slice", &self.slice)
+            .field("mask", &self.mask)
+            .finish()
+    }
+}
+
+impl<T: ZeroValid> Deref for MaskedSlice<T> {
+    type Target = [T];
+
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        &self.slice
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +302,23 @@ mod tests {
         assert_eq!(m.len(), 0);
         let s: ZeroedSlice<Bucket> = ZeroedSlice::new(0).expect("empty");
         assert!(s.is_empty());
+        assert!(
+            MaskedSlice::new(s, 0).is_none(),
+            "no element for the mask to pick"
+        );
+    }
+
+    #[test]
+    fn masked_reads_stay_below_the_mask() {
+        let s: ZeroedSlice<u32> = ZeroedSlice::new(10).expect("map");
+        let m = MaskedSlice::new(s, 7).expect("mask 7 < 10");
+        for x in [0usize, 7, 8, 15, usize::MAX] {
+            let p = core::ptr::from_ref(m.at_masked(x));
+            assert_eq!(p, core::ptr::from_ref(&m[x & 7]));
+        }
+        assert_eq!(m.len(), 10);
+        let s: ZeroedSlice<u32> = ZeroedSlice::new(8).expect("map");
+        assert!(MaskedSlice::new(s, 8).is_none());
     }
 
     #[test]
