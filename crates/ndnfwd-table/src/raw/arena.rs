@@ -223,10 +223,13 @@ impl<T> Arena<T> {
     #[inline]
     pub fn prefetch_lines(&self, i: u32) {
         let first = self.values().wrapping_add(i as usize).cast::<u8>();
-        let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
-        for l in 0..=size_of::<T>().div_ceil(64) {
-            prefetch_read(first.wrapping_add(l << 6).min(last));
+        // Steps of one line from the first byte reach every line but perhaps the last byte's:
+        // that one is prefetched at the last byte itself. No address leaves the slot, and none
+        // needs clamping (about 4 instructions a line).
+        for l in 0..size_of::<T>().div_ceil(64) {
+            prefetch_read(first.wrapping_add(l << 6));
         }
+        prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
     }
 
     /// The slot the next allocation takes (the top of the free stack, else the next never-used
