@@ -1,1 +1,1 @@
-ndnfwd bench engine --pit-capacity 262144 --cs-capacity 262144 --runs 3 --json --fib-entries 1048576 --prefetch speculative --workers 1,2
+ndnfwd bench engine --runs 3 --json --pit-capacity 262144 --cs-capacity 262144 --fib-entries 1048576 --prefetch speculative --workers 1,2

@@ -104,8 +104,8 @@ pub fn render(bench_dir: &Path, out_md: &Path) -> Result<Vec<PathBuf>, String> {
     );
     if let Some(first) = results.first() {
         md.push_str(&format!(
-            "**Machine of the generated figures:** {}; machine: 2-core VM, shared, noisy. \
-             Mode: `{}`. Absolute rates move by up to 2x between runs on this shared machine; \
+            "**Machine of the first section's figures:** {}; machine: 2-core VM, shared, noisy; \
+             every section names the machine of its own figures. Mode: `{}`. Absolute rates move by up to 2x between runs on this shared machine; \
              compare rows of one run, as ratios.\n\n",
             machine_line(&first.json),
             mode.trim()
