@@ -93,6 +93,17 @@ impl Published {
         p
     }
 
+    /// The deepest probe of a top-down plan, before capping at the name's length: k for
+    /// longest-first, M for two-stage stage 1; 0 for binary search, whose plan is not top-down.
+    #[inline(always)]
+    pub(crate) fn top_down_depth(self) -> usize {
+        match self.algorithm {
+            LpmAlgorithm::LongestFirst => usize::from(self.k),
+            LpmAlgorithm::TwoStage => usize::from(self.m),
+            LpmAlgorithm::BinarySearch => 0,
+        }
+    }
+
     /// The configuration as published (the writer's view).
     #[inline(always)]
     pub(crate) fn unpack(w: u64) -> Self {

@@ -348,11 +348,7 @@ impl FibReader {
         let cfg = s.published();
         // A top-down plan reads every depth from its top down: finalize them together.
         // Binary search's plan is a few scattered depths, finalized one by one on first read.
-        let top = match cfg.algorithm {
-            LpmAlgorithm::LongestFirst => usize::from(cfg.k),
-            LpmAlgorithm::TwoStage => usize::from(cfg.m),
-            LpmAlgorithm::BinarySearch => 0,
-        };
+        let top = cfg.top_down_depth();
         let top = top.min(hashes.components());
         if top >= BATCH_MIN_DEPTHS {
             hashes.finalize(1..=top);

@@ -25,11 +25,7 @@ impl Shared {
     ) {
         let n = hashes.components();
         let mut depth = |l: usize| hashes.get(l).is_some_and(|h| f(l, h));
-        let top = match cfg.algorithm {
-            LpmAlgorithm::LongestFirst => usize::from(cfg.k),
-            LpmAlgorithm::TwoStage => usize::from(cfg.m),
-            LpmAlgorithm::BinarySearch => 0,
-        };
+        let top = cfg.top_down_depth();
         match cfg.algorithm {
             LpmAlgorithm::LongestFirst | LpmAlgorithm::TwoStage => {
                 // A plain loop: an iterator's `any` leaves its closure out of line.
