@@ -328,6 +328,44 @@ impl PrefixHashes {
     }
 }
 
+/// Masks of the low `r` bytes of a word, for `r` from 0 to 7.
+const LOW_BYTES: [u64; 8] = [
+    0,
+    0xff,
+    0xffff,
+    0xff_ffff,
+    0xffff_ffff,
+    0xff_ffff_ffff,
+    0xffff_ffff_ffff,
+    0xff_ffff_ffff_ffff,
+];
+
+/// [`Absorber`] for a name followed, in its buffer `room`, by at least 8 more bytes (an
+/// Interest's name is followed by its other elements): every word it loads, including a
+/// prefix's last partial word, is a whole word inside `room`, so the last block is one load
+/// and a mask instead of [`tail`]'s cases. Same states and last blocks as [`Absorber`].
+struct RoomAbsorber<'o, 'v, 'r, const C: usize> {
+    s: Sip,
+    /// Bytes absorbed so far (a multiple of 8).
+    done: usize,
+    room: &'r [u8],
+    slots: &'o mut slots::Spare<'v>,
+}
+
+impl<const C: usize> NameVisitor for RoomAbsorber<'_, '_, '_, C> {
+    #[inline(always)]
+    fn component(&mut self, _: &[u8], end: usize) {
+        let whole = end & !7;
+        while self.done < whole {
+            self.s.compress::<C>(word(self.room, self.done));
+            self.done += 8;
+        }
+        let tail = word(self.room, whole) & LOW_BYTES.get(end & 7).copied().unwrap_or(0);
+        self.slots
+            .push(Prefix::new(self.s, ((end as u64) << 56) | tail));
+    }
+}
+
 /// The hashing side of one walk over a name, small enough to stay in registers: the running
 /// state, the previous component's end (the whole words absorbed end there, rounded down to a
 /// word) and the slots left for the next prefixes.
@@ -397,20 +435,24 @@ impl NameHasher {
     /// `Interest::new_checked_hashed` does the same during its checking walk over the name.
     pub fn hash_prefixes(&self, name: NameRef<'_>, out: &mut PrefixHashes) {
         // The name is checked, so the walk cannot fail: it only drives the absorber.
-        let _ = self.scan_hashed(name.value(), out);
+        let value = name.value();
+        let _ = self.scan_hashed(value, value.len(), out);
     }
 
-    /// [`NameRef::scan`] of a name's TLV-VALUE that also hashes every prefix into `out`
-    /// (replacing its content). On error `out` holds the prefixes hashed before the error.
+    /// [`NameRef::scan`] of a name's TLV-VALUE, the first `len` bytes of `room`, that also
+    /// hashes every prefix into `out` (replacing its content). The bytes of `room` after the
+    /// name (an Interest's other elements) are never hashed: with 8 of them or more, the walk
+    /// loads whole words only. On error `out` holds the prefixes hashed before the error.
     #[inline(always)]
     pub(crate) fn scan_hashed<'a>(
         &self,
-        value: &'a [u8],
+        room: &'a [u8],
+        len: usize,
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         match self.variant {
-            SipVariant::Sip13 => self.scan_with::<1>(value, out),
-            SipVariant::Sip24 => self.scan_with::<2>(value, out),
+            SipVariant::Sip13 => self.scan_with::<1>(room, len, out),
+            SipVariant::Sip24 => self.scan_with::<2>(room, len, out),
         }
     }
 
@@ -420,10 +462,30 @@ impl NameHasher {
     #[inline(never)]
     fn scan_with<'a, const C: usize>(
         &self,
-        value: &'a [u8],
+        room: &'a [u8],
+        len: usize,
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.variant = self.variant;
+        let value = room.get(..len).ok_or(DecodeError::Truncated)?;
+        // The common name (one-byte headers, no digest component) with room after it: the
+        // whole-word walk, whose results are the general walk's bit for bit. Anything else,
+        // or a name longer than the slots, takes the general walk, which decides.
+        if len + 8 <= room.len() {
+            let (name, missed) = slots::refill(&mut out.prefixes, |slots| {
+                slots.push(Prefix::new(self.root, 0));
+                let mut a = RoomAbsorber::<C> {
+                    s: self.root,
+                    done: 0,
+                    room,
+                    slots,
+                };
+                NameRef::scan_common(value, &mut a)
+            });
+            if let (Some(name), 0) = (name, missed) {
+                return Ok((name, NameScan::default()));
+            }
+        }
         let (scan, missed) = slots::refill(&mut out.prefixes, |slots| {
             slots.push(Prefix::new(self.root, 0));
             let mut a = Absorber::<C> {
@@ -451,7 +513,7 @@ impl NameHasher {
         missed: usize,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.prefixes.reserve(missed);
-        self.scan_with::<C>(value, out)
+        self.scan_with::<C>(value, value.len(), out)
     }
 
     /// The table hash of one byte string, a prefix's TLV-VALUE; equal to the matching entry of

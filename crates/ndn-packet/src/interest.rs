@@ -100,7 +100,9 @@ const HOP_LIMIT_TLV: u32 = 3;
 impl<'a> Interest<'a> {
     /// Checks that `wire` is exactly one valid Interest TLV.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::decode(wire, |value| NameRef::scan(value, &mut ()))
+        Self::decode(wire, |room, len| {
+            NameRef::scan(room.get(..len).unwrap_or_default(), &mut ())
+        })
     }
 
     /// [`Self::new_checked`] that also hashes every prefix of the name into `out`, as
@@ -111,14 +113,15 @@ impl<'a> Interest<'a> {
         hasher: &NameHasher,
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
-        Self::decode(wire, |value| hasher.scan_hashed(value, out))
+        Self::decode(wire, |room, len| hasher.scan_hashed(room, len, out))
     }
 
-    /// The decoder; `walk` is the checking walk over the name's TLV-VALUE.
+    /// The decoder; `walk` is the checking walk over the name's TLV-VALUE, given as the bytes
+    /// from it to the end of the Interest's TLV-VALUE and its length.
     #[inline(always)]
     fn decode(
         wire: &'a [u8],
-        walk: impl FnOnce(&'a [u8]) -> Result<(NameRef<'a>, NameScan), DecodeError>,
+        walk: impl FnOnce(&'a [u8], usize) -> Result<(NameRef<'a>, NameScan), DecodeError>,
     ) -> Result<Self, DecodeError> {
         let outer = packet_value(wire, tt::INTEREST)?;
         if u32::try_from(wire.len()).is_err() {
@@ -131,7 +134,8 @@ impl<'a> Interest<'a> {
         let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
         let (name, scan, mut pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
-            let (value, scan) = walk(value)?;
+            let room = outer.get(pos - value.len()..).unwrap_or_default();
+            let (value, scan) = walk(room, value.len())?;
             (value, scan, pos)
         };
         if name.is_empty() {

@@ -160,6 +160,34 @@ impl<'a> NameRef<'a> {
         (pos == value.len()).then_some((Self { value }, n))
     }
 
+    /// The name when every component has a one-byte TLV-TYPE in 3..=252 (no value rule: not a
+    /// digest type) and a one-byte TLV-LENGTH, the common name, telling `visitor` each
+    /// component's end as [`Self::scan`] does; `None` at the first other component or when one
+    /// overruns the value, where the caller runs [`Self::scan`], which decides (the visitor has
+    /// then seen some of the components). A name this accepts is one `scan` accepts, with no
+    /// digest component (its [`NameScan`] is the default). Two byte loads and two compares per
+    /// component: the general walk's cases and its bookkeeping are left out.
+    #[inline(always)]
+    pub(crate) fn scan_common<V: NameVisitor>(value: &'a [u8], visitor: &mut V) -> Option<Self> {
+        let mut pos = 0;
+        while pos < value.len() {
+            let (t, l) = match *value.get(pos..pos + 2)? {
+                [t, l] => (t, l),
+                _ => return None,
+            };
+            // Types 1 and 2 (the digest components) and 0 go to the general walk.
+            if t.wrapping_sub(3) > 252 - 3 || l > 252 {
+                return None;
+            }
+            pos += 2 + usize::from(l);
+            if pos > value.len() {
+                return None;
+            }
+            visitor.component(value, pos);
+        }
+        Some(Self { value })
+    }
+
     /// [`Self::new_checked`] that also reports where the ParametersSha256DigestComponents are,
     /// so an Interest decoder walks its name once, and tells `visitor` each checked component's
     /// end, so a decoder that hashes the prefixes too still walks the name once.
