@@ -307,14 +307,28 @@ impl Pcct {
         };
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
+        // A new entry (no out-record, no extension block: the usual case) takes the first
+        // inline slot, written field by field rather than through a record built aside; what
+        // `put_out_inline` would do with no record to search.
+        if e.n_out == 0 && e.ext == NIL {
+            if let Some(r) = e.outs.first_mut() {
+                r.sent = now;
+                r.face = face;
+                r.nonce = nonce;
+                r.nack = 0;
+                r.nacked = false;
+                e.n_out = 1;
+                return Ok(());
+            }
+        }
         let rec = OutRecord {
             sent: now,
             face,
             nonce,
             ..OutRecord::EMPTY
         };
-        // Usually the entry has no extension block and a free inline slot (a new entry: none
-        // used): no view of the extension pool needed.
+        // Otherwise, usually a free or matching inline slot: no view of the extension pool
+        // needed.
         if put_out_inline(e, rec) {
             return Ok(());
         }
@@ -531,7 +545,57 @@ impl Pcct {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndn_packet::Name;
+    use crate::config::PcctConfig;
+    use ndn_packet::{LpToken, Name, NameHasher, PrefixHashes, SipVariant};
+
+    /// `record_out`'s first-record shortcut leaves a new entry exactly as the general inline
+    /// write (`put_out_inline`) would, and later records (same face again, another face) still
+    /// go the general way.
+    #[test]
+    fn first_out_record_matches_the_general_write() {
+        let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
+        let mut pcct = Pcct::new(PcctConfig::default(), hasher.clone()).unwrap();
+        let name = Name::from_uri("/a/b").unwrap();
+        let mut h = PrefixHashes::default();
+        hasher.hash_prefixes(name.as_ref(), &mut h);
+        let it = InterestInfo {
+            name: name.as_ref(),
+            hashes: &h,
+            can_be_prefix: false,
+            must_be_fresh: false,
+            forwarding_hint_hash: None,
+            nonce: 7,
+            lifetime_ns: None,
+            hop_limit: Some(9),
+            token: &LpToken::EMPTY,
+            congestion_mark: 0,
+        };
+        let InterestOutcome::NewPit { pit } = pcct.on_interest(100, &it, 1) else {
+            panic!("new entry expected");
+        };
+        let p = pcct.handle_part(pit).unwrap();
+        let mut want = *pcct.pits.get_live(p).unwrap();
+        for (now, face, nonce) in [(150, 4, 11), (160, 4, 12), (170, 5, 13)] {
+            want.last_tx = want.last_tx.max(now);
+            let r = OutRecord {
+                sent: now,
+                face,
+                nonce,
+                ..OutRecord::EMPTY
+            };
+            assert!(put_out_inline(&mut want, r));
+            pcct.record_out(now, pit, face, nonce).unwrap();
+            let got = pcct.pits.get_live(p).unwrap();
+            let outs = |e: &PitEntry| {
+                View::new(e, &pcct.exts)
+                    .outs()
+                    .map(|o| (o.sent, o.face, o.nonce, o.nack, o.nacked))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(outs(got), outs(&want), "after face {face} at {now}");
+            assert_eq!((got.n_out, got.last_tx), (want.n_out, want.last_tx));
+        }
+    }
 
     /// The byte-pattern shortcut agrees with the component walk, including names whose last
     /// component merely contains the digest header bytes.
