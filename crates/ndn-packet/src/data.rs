@@ -355,9 +355,11 @@ impl NameVisitor for Count {
 }
 
 /// The element at `buf[pos..]` when it has the one-byte TLV-TYPE `typ` and a length of one
-/// byte, or of three (253 and a big-endian `u16` of at least 253, the shortest form), and lies
-/// inside `buf`: its value's range `(start, end)` in `buf`. `None` for any other header, which
-/// is left to the general decoder (longer lengths, errors).
+/// byte, or of three (253 and a big-endian `u16` of at least 253, the shortest form): its
+/// value's range `(start, end)` in `buf`. `None` for any other header, which is left to the
+/// general decoder (longer lengths, errors). `end` is not checked against `buf.len()`: the
+/// caller reads every value through `get` and requires the last element to end exactly at the
+/// Data's end, so a value that overruns never yields a view.
 #[inline(always)]
 fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
     let (start, len) = match *buf.get(pos..)? {
@@ -371,8 +373,7 @@ fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
         }
         _ => return None,
     };
-    let end = start + len;
-    (end <= buf.len()).then_some((start, end))
+    Some((start, start + len))
 }
 
 /// Spec position of a recognized Data element (0: not recognized).

@@ -222,7 +222,8 @@ impl Pcct {
         if self.cfg.cs_policy == CsPolicy::Arc || self.len_cs() < cap {
             return None;
         }
-        let v = self.lists[T1].front()?;
+        let list = &mut self.lists[T1];
+        let v = list.front()?;
         let e = self.cs.get_mut(v)?;
         let victim_key = e.key;
         if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
@@ -236,7 +237,12 @@ impl Pcct {
         e.digest = digest;
         e.fresh_until = fresh_until;
         e.key = k;
-        self.lists[T1].front_to_back(&mut self.cs);
+        // The victim is the front: it moves to the back through the entry already in hand
+        // (`List::front_to_back` would look it up again), and the new front `v1`, the next
+        // victim, comes out of the move for the prefetch below.
+        let old = e.link;
+        e.link = list.back_link_of_front(old);
+        let v1 = list.front_moved_to_back(&mut self.cs, v, old.next);
         if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = v;
         }
@@ -251,7 +257,7 @@ impl Pcct {
         }
         self.counters.evictions += 1;
         if self.prefetch {
-            self.prefetch_victims();
+            self.prefetch_victims(v1);
         }
         Some(v)
     }
@@ -262,11 +268,13 @@ impl Pcct {
     /// ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one ago);
     /// here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
     /// caches each of those is otherwise a miss in a chain of dependent misses per Data.
-    fn prefetch_victims(&self) {
-        let Some(e1) = self.lists[T1].front().and_then(|v1| self.cs.get(v1)) else {
+    /// `v1` is the front of T1 (the recycle just moved the old front behind it). A CS entry's
+    /// key is live, so the keys are read without the occupancy check.
+    fn prefetch_victims(&self, v1: u32) {
+        let Some(e1) = self.cs.get(v1) else {
             return;
         };
-        if let Some(k1) = self.keys.get(e1.key) {
+        if let Some(k1) = self.keys.get_live(e1.key) {
             self.table.prefetch(k1.hash());
         }
         let Some(e2) = self.cs.get(e1.link.next) else {

@@ -104,30 +104,57 @@ impl List {
         self.front_to_back(arena);
     }
 
-    /// Moves the front entry to the back (a CS insert taking the victim's slot): three entries
+    /// Moves the front entry to the back (a CS refresh of the LRU entry): three entries
     /// change, not five. Nothing happens to an empty list or one of a single entry.
     #[inline]
     pub(crate) fn front_to_back<T: Linked>(&mut self, arena: &mut Arena<T>) {
         let i = self.head;
-        if self.tail == i {
-            return;
-        }
         let Some(e) = T::entry_mut(arena, i) else {
             return;
         };
-        let next = e.link().next;
-        *e.link_mut() = Link {
+        let old = e.link();
+        *e.link_mut() = self.back_link_of_front(old);
+        self.front_moved_to_back(arena, i, old.next);
+    }
+
+    /// The first half of [`List::front_to_back`] for a caller holding the front entry: the link
+    /// it must store in that entry once moved to the back (unchanged for a list of one entry).
+    /// The caller then calls [`List::front_moved_to_back`] with the front's old `next`; the
+    /// front entry is never looked up by the list. Three entries change, the front one by the
+    /// caller.
+    pub(crate) fn back_link_of_front(&self, old: Link) -> Link {
+        if self.tail == self.head {
+            return old;
+        }
+        Link {
             prev: self.tail,
             next: NIL,
-        };
+        }
+    }
+
+    /// The second half of the move started by [`List::back_link_of_front`]: relinks the
+    /// neighbours of front entry `head`, whose old next link was `next`, and returns the new
+    /// front (`head` itself for a list of one entry).
+    #[inline(always)]
+    pub(crate) fn front_moved_to_back<T: Linked>(
+        &mut self,
+        arena: &mut Arena<T>,
+        head: u32,
+        next: u32,
+    ) -> u32 {
+        debug_assert_eq!(head, self.head);
+        if self.tail == head {
+            return head;
+        }
         if let Some(n) = T::entry_mut(arena, next) {
             n.link_mut().prev = NIL;
         }
         if let Some(t) = T::entry_mut(arena, self.tail) {
-            t.link_mut().next = i;
+            t.link_mut().next = head;
         }
         self.head = next;
-        self.tail = i;
+        self.tail = head;
+        next
     }
 
     /// Indices front to back.
