@@ -468,7 +468,7 @@ impl Engine {
         }
         laps.lap(&mut core.cycles, Stage::Hash);
         if mode != PrefetchMode::None {
-            core.prefetch_buckets(rx, parsed, hashes, laps);
+            core.prefetch_buckets(rx, parsed, hashes, mode == PrefetchMode::Speculative, laps);
         }
     }
 }
