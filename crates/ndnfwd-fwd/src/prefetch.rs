@@ -85,6 +85,8 @@ impl Core {
     /// token, the entry the token names instead) and, for an Interest, every FIB bucket of the
     /// probe plan; with `head` (the speculative mode, whose next step prefetches the rest of
     /// the plan when needed) only the head of a top-down plan (`FibReader::prefetch_head`).
+    /// Inlined into `prepare`, itself inlined into the burst loop (no call per packet).
+    #[inline(always)]
     pub(crate) fn prefetch_buckets<const A: bool>(
         &mut self,
         rx: &RxPacket,
