@@ -19,8 +19,11 @@
 //! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over the
 //! probe plan's depths, for the top-down LPMs only up to the first bucket with a match, and
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
-//! the packet before. Correctness never depends on the mode: prefetches are hints, and table
-//! lookups and updates run in packet order.
+//! the packet before. Because of that step, this mode's *prepare* prefetches only the head of a
+//! top-down plan (`FibReader::prefetch_head`, its first four depths): the speculative step
+//! finalizes and prefetches the rest when the head's buckets hold no candidate. Correctness
+//! never depends on the mode: prefetches are hints, and table lookups and updates run in packet
+//! order.
 //!
 //! Every mode but `none` also prefetches the head of a packet's wire (`prefetch::WIRE_*`)
 //! two packets before its *prepare*: the decoder reads the header and name first
