@@ -29,6 +29,13 @@ mod walk;
 /// callgrind), from three on it costs less.
 const BATCH_MIN_DEPTHS: usize = 3;
 
+/// Depths of a top-down plan that [`FibReader::prefetch_head`] finalizes and prefetches: one
+/// AVX2 batch. A longest-first lookup ends at the longest matching prefix, usually within a few
+/// components of the name's end (an Interest names a FIB prefix plus a few components of its
+/// own), so the depths below are rarely read; their finalizations and buckets are left to
+/// [`FibReader::prefetch_entries`], which pays them only when the head holds no candidate.
+const PLAN_HEAD: usize = 4;
+
 /// Bit of [`Shared::root`] saying the root prefix `/` has a real entry.
 pub(crate) const ROOT_VALID: u64 = 1 << 32;
 
@@ -359,37 +366,86 @@ impl FibReader {
         });
     }
 
+    /// [`FibReader::prefetch`] of the plan's head only, for a caller that runs
+    /// [`FibReader::prefetch_entries`] one step later (the speculative mode): a top-down plan's
+    /// first `PLAN_HEAD` depths (finalized in one batch) and their buckets; binary search's
+    /// whole plan, as `prefetch` does. `prefetch_entries` then prefetches the rest of a
+    /// top-down plan when the head's buckets hold no candidate.
+    #[inline(always)]
+    pub fn prefetch_head(&self, hashes: &PrefixHashes) {
+        let s = &*self.shared;
+        let cfg = s.published();
+        if cfg.algorithm == LpmAlgorithm::BinarySearch {
+            s.for_each_planned(cfg, hashes, |_, h| {
+                s.table.prefetch(h);
+                false
+            });
+            return;
+        }
+        let top = cfg.top_down_depth().min(hashes.components());
+        let floor = top.saturating_sub(PLAN_HEAD);
+        if top - floor >= BATCH_MIN_DEPTHS {
+            hashes.finalize(floor + 1..=top);
+        }
+        s.prefetch_depths(hashes, floor, top);
+    }
+
     /// Speculative entry prefetch (seed 002's Speculative HT Lookup): prefetches the entry
     /// behind every fingerprint match in the buckets of the probe plan, stopping, for
     /// longest-first and two-stage, after the first bucket (longest prefix first) holding one:
     /// those lookups end at their first hit, so shorter prefixes' buckets are only read after a
-    /// fingerprint false positive. Call it one step after
-    /// [`FibReader::prefetch`] with the same hashes, once those buckets are in cache; it reads
-    /// only the buckets and never changes a lookup's result, and any hashes (empty, other keys,
-    /// any length) are fine. For the top-down algorithms the reader remembers where the scan
-    /// stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows miss
-    /// (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their index
-    /// lives in the entry being fetched.
+    /// fingerprint false positive. For those two it scans the plan's first `PLAN_HEAD` depths
+    /// only (the buckets [`FibReader::prefetch_head`] fetched); when none of them holds a
+    /// candidate it finalizes the rest of the plan and prefetches those buckets, for the lookup
+    /// one step later, without reading them. Call it one step after [`FibReader::prefetch`] or
+    /// [`FibReader::prefetch_head`] with the same hashes, once those buckets are in cache; it
+    /// reads only the buckets and never changes a lookup's result, and any hashes (empty, other
+    /// keys, any length) are fine. For the top-down algorithms the reader remembers where the
+    /// scan stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows
+    /// miss (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their
+    /// index lives in the entry being fetched.
     #[inline(always)]
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;
         let gen = Memo::begin(s);
         let cfg = s.published();
+        if cfg.algorithm == LpmAlgorithm::BinarySearch {
+            s.for_each_candidate(cfg, hashes, |_, i| s.entries.prefetch(i));
+            return;
+        }
+        let top = cfg.top_down_depth().min(hashes.components());
+        let floor = top.saturating_sub(PLAN_HEAD);
+        // No candidate in the head: the lookup starts below it.
         let mut hint = Hint {
-            depth: 0,
+            depth: floor,
             first: None,
         };
-        s.for_each_candidate(cfg, hashes, |l, i| {
-            s.entries.prefetch(i);
-            if hint.first.is_none() {
-                hint = Hint {
-                    depth: l,
-                    first: Some(i),
-                };
+        // A plain loop, as in `for_each_planned`.
+        let mut l = top;
+        while l > floor {
+            if let Some(h) = hashes.get(l) {
+                s.table.candidates(h, |i| {
+                    s.entries.prefetch(i);
+                    if hint.first.is_none() {
+                        hint = Hint {
+                            depth: l,
+                            first: Some(i),
+                        };
+                    }
+                });
+                if hint.first.is_some() {
+                    break;
+                }
             }
-        });
-        let top_down = cfg.algorithm != LpmAlgorithm::BinarySearch;
-        if let (true, Some(gen)) = (top_down, gen) {
+            l -= 1;
+        }
+        if hint.first.is_none() && floor > 0 {
+            if floor >= BATCH_MIN_DEPTHS {
+                hashes.finalize(1..=floor);
+            }
+            s.prefetch_depths(hashes, 0, floor);
+        }
+        if let Some(gen) = gen {
             self.memo.record(gen, hashes, hint);
         }
     }

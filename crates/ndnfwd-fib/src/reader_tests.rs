@@ -117,3 +117,33 @@ fn candidates_include_the_entry_the_lookup_uses() {
         assert_eq!(plan.len(), 3, "{algorithm:?}");
     }
 }
+
+/// A longest-first plan deeper than its head: when the head's buckets hold no candidate, the
+/// scan records the depth below the head (no candidate to confirm) and the lookup walks on from
+/// there to the same answer; when the head holds the match, the scan stops at it.
+#[test]
+fn scan_of_the_head_only_hands_the_rest_to_the_lookup() {
+    let hasher = NameHasher::new([7; 16], SipVariant::Sip13);
+    let prefixes = ["/a", "/a/b/c/d/e/f/g"];
+    // (name, depth the scan stops at, answer): the plan's top is min(n, k = 7).
+    let cases = [
+        ("/a/b/c/d/e/f/g/h", 7, Some(7)),
+        ("/a/b/c/d/e/f/x", 3, Some(1)),
+        ("/a/b/c/d/x", 1, Some(1)),
+        ("/q/r/s/t/u/v", 2, None),
+    ];
+    let w = small_fib(&hasher, LpmAlgorithm::LongestFirst, 2, &prefixes);
+    let r = w.handle().reader();
+    for (uri, scanned, want) in cases {
+        let h = hashes_of(&hasher, uri);
+        let walk = r.lookup_traced(&h).0.map(|m| (m.depth(), m.entry()));
+        assert_eq!(walk.map(|(d, _)| d), want, "{uri}");
+        r.prefetch_head(&h);
+        r.prefetch_entries(&h);
+        let hint = r.memo.hint(&r.shared, &h);
+        assert_eq!(hint.depth, scanned, "{uri}");
+        assert_eq!(hint.first.is_some(), scanned == 7, "{uri}");
+        let got = r.lookup(&h).map(|m| (m.depth(), m.entry()));
+        assert_eq!(got, walk, "{uri}");
+    }
+}

@@ -1,5 +1,6 @@
-//! Speculative entry prefetch (`FibReader::prefetch_entries`): calling it, for any hashes, never
-//! changes what a lookup answers, on empty and random FIBs, for every algorithm.
+//! Speculative entry prefetch (`FibReader::prefetch_entries`, after `prefetch` or
+//! `prefetch_head`): calling it, for any hashes, never changes what a lookup answers, on empty
+//! and random FIBs, for every algorithm.
 
 mod common;
 
@@ -29,6 +30,11 @@ fn prefetched_answer(r: &FibReader, hs: &PrefixHashes) -> Option<(usize, u32)> {
     r.prefetch_entries(hs);
     let after = summary(r);
     assert_eq!(before, after, "prefetch changed the answer");
+    // The speculative mode's order: the plan's head, then the entries (and the rest of the
+    // plan when the head holds no candidate).
+    r.prefetch_head(hs);
+    r.prefetch_entries(hs);
+    assert_eq!(summary(r), before, "prefetch_head changed the answer");
     after
 }
 

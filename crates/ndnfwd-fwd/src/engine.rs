@@ -19,8 +19,11 @@
 //! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over the
 //! probe plan's depths, for the top-down LPMs only up to the first bucket with a match, and
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
-//! the packet before. Correctness never depends on the mode: prefetches are hints, and table
-//! lookups and updates run in packet order.
+//! the packet before. Because of that step, this mode's *prepare* prefetches only the head of a
+//! top-down plan (`FibReader::prefetch_head`, its first four depths): the speculative step
+//! finalizes and prefetches the rest when the head's buckets hold no candidate. Correctness
+//! never depends on the mode: prefetches are hints, and table lookups and updates run in packet
+//! order.
 //!
 //! Every mode but `none` also prefetches the head of a packet's wire (`prefetch::WIRE_*`)
 //! two packets before its *prepare*: the decoder reads the header and name first
@@ -386,7 +389,9 @@ impl Engine {
 
     /// Processes a burst received at `now`, appending the packets to send to `out` (which the
     /// caller clears and reuses; dropping sent packets before the next burst lets the engine
-    /// recycle its Interest buffers).
+    /// recycle its Interest buffers). Out of line: one call per burst, and the unit profilers
+    /// and the callgrind recipe measure (`--toggle-collect`).
+    #[inline(never)]
     pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
         if self.accounting {
             self.run::<true>(now, burst, out);
@@ -442,7 +447,9 @@ impl Engine {
     }
 
     /// Parse and hash into `views[k]` and ring slot `k` (one walk over the name), and (unless
-    /// `none`) prefetch the packet's buckets.
+    /// `none`) prefetch the packet's buckets. Inlined into the burst loop: a call costs a
+    /// prologue and epilogue per packet.
+    #[inline(always)]
     fn prepare<'b, const ACCT: bool>(
         &mut self,
         rx: &'b RxPacket,
@@ -468,7 +475,7 @@ impl Engine {
         }
         laps.lap(&mut core.cycles, Stage::Hash);
         if mode != PrefetchMode::None {
-            core.prefetch_buckets(rx, parsed, hashes, laps);
+            core.prefetch_buckets(rx, parsed, hashes, mode == PrefetchMode::Speculative, laps);
         }
     }
 }

@@ -83,19 +83,27 @@ pub(crate) fn prefetch_wire(rx: &RxPacket) {
 impl Core {
     /// All-at-once bucket prefetch of one packet: its PCCT bucket (for a Data carrying our
     /// token, the entry the token names instead) and, for an Interest, every FIB bucket of the
-    /// probe plan.
+    /// probe plan; with `head` (the speculative mode, whose next step prefetches the rest of
+    /// the plan when needed) only the head of a top-down plan (`FibReader::prefetch_head`).
+    /// Inlined into `prepare`, itself inlined into the burst loop (no call per packet).
+    #[inline(always)]
     pub(crate) fn prefetch_buckets<const A: bool>(
         &mut self,
         rx: &RxPacket,
         parsed: &Parsed<'_>,
         hashes: &PrefixHashes,
+        head: bool,
         laps: &mut Laps<A>,
     ) {
         match parsed {
             Parsed::Interest(i, fh) => {
                 // The FIB first: it finalizes its plan's prefix hashes together, the whole
                 // name's (the PCCT's key) among them when the plan reaches it.
-                self.fib.prefetch(hashes);
+                if head {
+                    self.fib.prefetch_head(hashes);
+                } else {
+                    self.fib.prefetch(hashes);
+                }
                 laps.lap(&mut self.cycles, Stage::Fib);
                 self.pcct
                     .prefetch_interest(&interest_info(i, hashes, *fh, 0, rx));

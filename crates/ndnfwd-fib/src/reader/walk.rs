@@ -57,6 +57,19 @@ impl Shared {
         }
     }
 
+    /// Prefetches the buckets of depths `top` down to `floor + 1` (those past the name are
+    /// skipped).
+    #[inline(always)]
+    pub(super) fn prefetch_depths(&self, hashes: &PrefixHashes, floor: usize, top: usize) {
+        let mut l = top;
+        while l > floor {
+            if let Some(h) = hashes.get(l) {
+                self.table.prefetch(h);
+            }
+            l -= 1;
+        }
+    }
+
     /// Depths and entry indices of the fingerprint matches in the buckets of the probe plan, in
     /// plan and chain order, up to the first bucket holding one for the top-down algorithms (a
     /// hint: may include other prefixes' entries and, after a fingerprint false positive or
