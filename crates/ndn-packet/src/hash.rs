@@ -472,10 +472,9 @@ impl NameHasher {
         // whole-word walk, whose results are the general walk's bit for bit. Anything else,
         // or a name longer than the slots, takes the general walk, which decides.
         if len + 8 <= room.len() {
-            let (name, missed) = slots::refill(&mut out.prefixes, |slots| {
-                slots.push(Prefix::new(self.root, 0));
+            let (name, missed) = self.walk_from_root(out, |s, slots| {
                 let mut a = RoomAbsorber::<C> {
-                    s: self.root,
+                    s,
                     done: 0,
                     room,
                     slots,
@@ -486,19 +485,28 @@ impl NameHasher {
                 return Ok((name, NameScan::default()));
             }
         }
-        let (scan, missed) = slots::refill(&mut out.prefixes, |slots| {
-            slots.push(Prefix::new(self.root, 0));
-            let mut a = Absorber::<C> {
-                s: self.root,
-                prev: 0,
-                slots,
-            };
+        let (scan, missed) = self.walk_from_root(out, |s, slots| {
+            let mut a = Absorber::<C> { s, prev: 0, slots };
             NameRef::scan(value, &mut a)
         });
         if missed == 0 || scan.is_err() {
             return scan;
         }
         self.scan_again::<C>(value, out, missed)
+    }
+
+    /// Refills `out` with the root prefix and the prefixes `walk` pushes after it, starting
+    /// from the keyed initial state; returns `walk`'s result and how many did not fit.
+    #[inline(always)]
+    fn walk_from_root<R>(
+        &self,
+        out: &mut PrefixHashes,
+        walk: impl FnOnce(Sip, &mut slots::Spare<'_>) -> R,
+    ) -> (R, usize) {
+        slots::refill(&mut out.prefixes, |slots| {
+            slots.push(Prefix::new(self.root, 0));
+            walk(self.root, slots)
+        })
     }
 
     /// A name longer than any before: every slot is written (`len` is the capacity), `missed`
