@@ -384,9 +384,6 @@ impl FibReader {
         }
         let top = cfg.top_down_depth().min(hashes.components());
         let floor = top.saturating_sub(PLAN_HEAD);
-        if top - floor >= BATCH_MIN_DEPTHS {
-            hashes.finalize(floor + 1..=top);
-        }
         s.prefetch_depths(hashes, floor, top);
     }
 
@@ -440,9 +437,6 @@ impl FibReader {
             l -= 1;
         }
         if hint.first.is_none() && floor > 0 {
-            if floor >= BATCH_MIN_DEPTHS {
-                hashes.finalize(1..=floor);
-            }
             s.prefetch_depths(hashes, 0, floor);
         }
         if let Some(gen) = gen {

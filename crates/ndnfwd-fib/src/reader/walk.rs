@@ -58,9 +58,13 @@ impl Shared {
     }
 
     /// Prefetches the buckets of depths `top` down to `floor + 1` (those past the name are
-    /// skipped).
+    /// skipped), their hashes finalized in one batch first when there are at least
+    /// [`super::BATCH_MIN_DEPTHS`] of them.
     #[inline(always)]
     pub(super) fn prefetch_depths(&self, hashes: &PrefixHashes, floor: usize, top: usize) {
+        if top - floor >= super::BATCH_MIN_DEPTHS {
+            hashes.finalize(floor + 1..=top);
+        }
         let mut l = top;
         while l > floor {
             if let Some(h) = hashes.get(l) {
