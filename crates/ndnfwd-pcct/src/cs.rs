@@ -252,7 +252,7 @@ impl Pcct {
             e.cs = NIL;
             if e.is_empty() {
                 let hash = e.hash();
-                self.free_key(victim_key, hash);
+                self.free_key_inline(victim_key, hash);
             }
         }
         self.counters.evictions += 1;
@@ -269,7 +269,9 @@ impl Pcct {
     /// here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
     /// caches each of those is otherwise a miss in a chain of dependent misses per Data.
     /// `v1` is the front of T1 (the recycle just moved the old front behind it). A CS entry's
-    /// key is live, so the keys are read without the occupancy check.
+    /// key is live, so the keys are read without the occupancy check. Inlined into the
+    /// recycle, which runs it for every Data a full CS takes.
+    #[inline(always)]
     fn prefetch_victims(&self, v1: u32) {
         let Some(e1) = self.cs.get(v1) else {
             return;
