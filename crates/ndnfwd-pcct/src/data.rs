@@ -191,12 +191,13 @@ impl Pcct {
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
         let start = out.len();
-        let mut parts = 0u32;
-        for p in e.pit {
-            if p != NIL {
-                parts += u32::from(self.satisfy_all(now, p, in_face, start, out));
-            }
-        }
+        let [p0, p1] = e.pit;
+        // Usually one part is pending: NIL is `u32::MAX`, so the smaller index is that part.
+        let parts = if p0 == NIL || p1 == NIL {
+            u32::from(self.satisfy_all(now, p0.min(p1), in_face, start, out))
+        } else {
+            self.satisfy_both(now, p0, p1, in_face, start, out)
+        };
         let solicited = parts > 0;
         self.counters.unsolicited += u64::from(!solicited);
         let mut cached = false;
@@ -218,6 +219,23 @@ impl Pcct {
             unsolicited: !solicited,
             via_token: true,
         }
+    }
+
+    /// Both PIT parts of an exact match (MustBeFresh 0, then 1), satisfied whole: how many
+    /// were. Out of line: [`Pcct::settle_exact`] inlines the usual single part.
+    #[inline(never)]
+    fn satisfy_both(
+        &mut self,
+        now: u64,
+        p0: u32,
+        p1: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> u32 {
+        let a = self.satisfy_all(now, p0, in_face, start, out);
+        let b = self.satisfy_all(now, p1, in_face, start, out);
+        u32::from(a) + u32::from(b)
     }
 
     /// The rest of [`Pcct::on_data`] once the matched entries are known: satisfy them, cache
