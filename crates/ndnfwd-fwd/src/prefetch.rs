@@ -4,6 +4,7 @@
 use core::str::FromStr;
 
 use ndn_packet::PrefixHashes;
+use ndnfwd_pcct::RxToken;
 use ndnfwd_table::prefetch_read;
 
 use crate::cycles::{Laps, Stage};
@@ -110,7 +111,7 @@ impl Core {
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }
             Parsed::Data(_, id) => {
-                let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
+                let token = RxToken::from_lp(&rx.lp.pit_token);
                 self.pcct.prefetch_data_name(id, token);
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }
@@ -139,7 +140,7 @@ impl Core {
                 laps.lap(&mut self.cycles, Stage::Fib);
             }
             Parsed::Data(..) => {
-                let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
+                let token = RxToken::from_lp(&rx.lp.pit_token);
                 self.pcct.prefetch_data_entries(token);
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }

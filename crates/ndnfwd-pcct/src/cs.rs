@@ -239,10 +239,12 @@ impl Pcct {
         e.key = k;
         // The victim is the front: it moves to the back through the entry already in hand
         // (`List::front_to_back` would look it up again), and the new front `v1`, the next
-        // victim, comes out of the move for the prefetch below.
+        // victim, comes out of the move in hand too: its key and next link for the prefetch.
         let old = e.link;
         e.link = list.back_link_of_front(old);
-        let v1 = list.front_moved_to_back(&mut self.cs, v, old.next);
+        let next = list
+            .front_moved_to_back(&mut self.cs, v, old.next)
+            .map(|e1| (e1.key, e1.link.next));
         if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = v;
         }
@@ -252,32 +254,31 @@ impl Pcct {
             e.cs = NIL;
             if e.is_empty() {
                 let hash = e.hash();
-                self.free_key(victim_key, hash);
+                self.free_key_inline(victim_key, hash);
             }
         }
         self.counters.evictions += 1;
-        if self.prefetch {
-            self.prefetch_victims(v1);
+        if let Some((k1, v2)) = next.filter(|_| self.prefetch) {
+            self.prefetch_victims(k1, v2);
         }
         Some(v)
     }
 
     /// Starts fetching what the next recycles will touch, a pipeline along the front of T1
     /// (`v1`, then `v2`, `v3`): each step reads only lines the step before fetched. The next
-    /// recycle takes `v1` (its entry fetched two recycles ago), frees `v1`'s key (fetched one
-    /// ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one ago);
-    /// here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
-    /// caches each of those is otherwise a miss in a chain of dependent misses per Data.
-    /// `v1` is the front of T1 (the recycle just moved the old front behind it). A CS entry's
-    /// key is live, so the keys are read without the occupancy check.
-    fn prefetch_victims(&self, v1: u32) {
-        let Some(e1) = self.cs.get(v1) else {
-            return;
-        };
-        if let Some(k1) = self.keys.get_live(e1.key) {
+    /// recycle takes `v1` (its entry fetched two recycles ago), frees `v1`'s key `k1` (fetched
+    /// one ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one
+    /// ago); here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
+    /// caches each of those is otherwise a miss in a chain of dependent misses per Data. `v1`
+    /// is the front of T1 (the recycle just moved the old front behind it and read its key and
+    /// next link). A CS entry's key is live, so the keys are read without the occupancy check.
+    /// Inlined into the recycle, which runs it for every Data a full CS takes.
+    #[inline(always)]
+    fn prefetch_victims(&self, k1: u32, v2: u32) {
+        if let Some(k1) = self.keys.get_live(k1) {
             self.table.prefetch(k1.hash());
         }
-        let Some(e2) = self.cs.get(e1.link.next) else {
+        let Some(e2) = self.cs.get(v2) else {
             return;
         };
         self.keys.prefetch_value(e2.key);

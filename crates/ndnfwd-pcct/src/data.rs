@@ -28,7 +28,7 @@ use crate::entry::{key_hash, InRecord, PccEntry};
 use crate::list::NIL;
 use crate::pcct::{Pcct, Relation};
 use crate::records::{Recs, View};
-use crate::token::PitToken;
+use crate::token::{PitToken, RxToken};
 
 /// SHA-256 of a Data TLV: its implicit digest.
 pub(crate) fn sha256(wire: &[u8]) -> [u8; 32] {
@@ -51,6 +51,11 @@ impl Pcct {
     /// Incoming Data from `in_face` carrying `token` (our PIT token, if the upstream echoed
     /// one). Appends the downstreams to send it to to `out` (without allocating once `out` has
     /// capacity) and caches it; see the module docs for the matching rules.
+    ///
+    /// The usual Data, whose token names a live key of the Data's own name holding a PIT part
+    /// (an exact token match: the only entry it matches, no bucket access, no match list), is
+    /// settled here; every other Data goes through [`Pcct::on_data_general`], out of line so
+    /// that its registers and stack do not weigh on the usual one.
     pub fn on_data(
         &mut self,
         now: u64,
@@ -60,21 +65,60 @@ impl Pcct {
         face_is_local: bool,
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
+        self.on_data_parsed(now, d, in_face, token.into(), face_is_local, out)
+    }
+
+    /// [`Pcct::on_data`] with the token already parsed ([`RxToken::from_lp`] where the Data
+    /// was first read, the same token its prefetches took).
+    #[inline]
+    pub fn on_data_parsed(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        token: RxToken,
+        face_is_local: bool,
+        out: &mut Vec<Downstream>,
+    ) -> DataOutcome {
+        let exact = token.pit_token().and_then(|t| self.token_exact(t, d));
+        match exact {
+            Some((k, e)) => self.settle_exact(now, d, in_face, face_is_local, k, &e, out),
+            None => self.on_data_general(now, d, in_face, token, face_is_local, out),
+        }
+    }
+
+    /// The key our token names and a copy of its entry when that is an exact match: the
+    /// `Relation::Exact` case of [`Pcct::token_relation`], which needs neither digest nor
+    /// prefix hashes.
+    #[inline(always)]
+    fn token_exact(&self, t: PitToken, d: &DataInfo<'_>) -> Option<(u32, PccEntry)> {
+        let (k, &e) = self.token_entry(t)?;
+        let exact =
+            e.has_pit() && usize::from(e.ncomps) == d.id.components() && e.id == d.id.id128();
+        exact.then_some((k, e))
+    }
+
+    /// [`Pcct::on_data`] for every Data but the exact token match (which this path would
+    /// settle the same way, through the match list).
+    #[inline(never)]
+    fn on_data_general(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        token: RxToken,
+        face_is_local: bool,
+        out: &mut Vec<Downstream>,
+    ) -> DataOutcome {
         let (n, id) = (d.id.components(), d.id.id128());
         let mut digest = d.digest;
         let mut by_token = None;
         let mut key_fh = None;
-        if let Some(t) = token {
-            let found = PitToken::from_bytes(t)
-                .ok()
+        if token != RxToken::Absent {
+            let found = token
+                .pit_token()
                 .and_then(|t| self.token_relation(t, d, n, id, &mut digest));
             match found {
-                // An exact token match is the key of (Data name, its hint), already known to
-                // hold a PIT part, and the only entry the Data matches: no bucket access, no
-                // match list.
-                Some((k, Relation::Exact, e)) => {
-                    return self.settle_exact(now, d, in_face, face_is_local, k, &e, out);
-                }
                 Some((k, rel, e)) => {
                     key_fh = e.fh();
                     by_token = Some((k, rel));
@@ -135,6 +179,7 @@ impl Pcct {
     /// are still those of the key (satisfying the parts changes only `pit`), so the key is
     /// not read again, neither here nor by the CS insert.
     #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus the token's key
+    #[inline(always)]
     fn settle_exact(
         &mut self,
         now: u64,
@@ -146,12 +191,13 @@ impl Pcct {
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
         let start = out.len();
-        let mut parts = 0u32;
-        for p in e.pit {
-            if p != NIL {
-                parts += u32::from(self.satisfy_all(now, p, in_face, start, out));
-            }
-        }
+        let [p0, p1] = e.pit;
+        // Usually one part is pending: NIL is `u32::MAX`, so the smaller index is that part.
+        let parts = if p0 == NIL || p1 == NIL {
+            u32::from(self.satisfy_all(now, p0.min(p1), in_face, start, out))
+        } else {
+            self.satisfy_both(now, p0, p1, in_face, start, out)
+        };
         let solicited = parts > 0;
         self.counters.unsolicited += u64::from(!solicited);
         let mut cached = false;
@@ -173,6 +219,23 @@ impl Pcct {
             unsolicited: !solicited,
             via_token: true,
         }
+    }
+
+    /// Both PIT parts of an exact match (MustBeFresh 0, then 1), satisfied whole: how many
+    /// were. Out of line: [`Pcct::settle_exact`] inlines the usual single part.
+    #[inline(never)]
+    fn satisfy_both(
+        &mut self,
+        now: u64,
+        p0: u32,
+        p1: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> u32 {
+        let a = self.satisfy_all(now, p0, in_face, start, out);
+        let b = self.satisfy_all(now, p1, in_face, start, out);
+        u32::from(a) + u32::from(b)
     }
 
     /// The rest of [`Pcct::on_data`] once the matched entries are known: satisfy them, cache

@@ -78,5 +78,5 @@ pub use ndn_packet::NackReason;
 pub use pcct::{
     DataArrival, InRecordInfo, InterestArrival, NewError, OutRecordInfo, Pcct, BURST_GROUP,
 };
-pub use token::{worker_of, PitToken, TokenError, GENERATION_MASK, PIT_TOKEN_LEN};
+pub use token::{worker_of, PitToken, RxToken, TokenError, GENERATION_MASK, PIT_TOKEN_LEN};
 pub use wheel::TICK_NS;

@@ -134,27 +134,26 @@ impl List {
 
     /// The second half of the move started by [`List::back_link_of_front`]: relinks the
     /// neighbours of front entry `head`, whose old next link was `next`, and returns the new
-    /// front (`head` itself for a list of one entry).
+    /// front's entry, already in hand (`None` for a list of one entry, whose front stays `head`).
     #[inline(always)]
-    pub(crate) fn front_moved_to_back<T: Linked>(
+    pub(crate) fn front_moved_to_back<'a, T: Linked>(
         &mut self,
-        arena: &mut Arena<T>,
+        arena: &'a mut Arena<T>,
         head: u32,
         next: u32,
-    ) -> u32 {
+    ) -> Option<&'a mut T> {
         debug_assert_eq!(head, self.head);
         if self.tail == head {
-            return head;
-        }
-        if let Some(n) = T::entry_mut(arena, next) {
-            n.link_mut().prev = NIL;
+            return None;
         }
         if let Some(t) = T::entry_mut(arena, self.tail) {
             t.link_mut().next = head;
         }
         self.head = next;
         self.tail = head;
-        next
+        let n = T::entry_mut(arena, next)?;
+        n.link_mut().prev = NIL;
+        Some(n)
     }
 
     /// Indices front to back.

@@ -11,7 +11,7 @@ use crate::api::{DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcom
 use crate::entry::key_hash;
 use crate::list::NIL;
 use crate::pcct::{DataArrival, InterestArrival, Pcct, BURST_GROUP};
-use crate::token::PitToken;
+use crate::token::RxToken;
 
 impl Pcct {
     /// Turns the prefetches the operations make on their own (each new PIT entry for the next
@@ -66,7 +66,7 @@ impl Pcct {
     /// ours (an exact match then needs no bucket), else the bucket of its name.
     #[inline]
     pub fn prefetch_data(&self, d: &DataInfo<'_>, token: Option<&[u8]>) {
-        self.prefetch_data_name(&d.id, token);
+        self.prefetch_data_name(&d.id, token.into());
     }
 
     /// [`Pcct::prefetch_data`] from the Data name's identity alone (no [`DataInfo`]
@@ -74,9 +74,9 @@ impl Pcct {
     /// table hash. Any token (absent, another worker's, forged, wrong length) and any identity
     /// are fine; a prefetch never changes an outcome.
     #[inline]
-    pub fn prefetch_data_name(&self, name: &NameId, token: Option<&[u8]>) {
+    pub fn prefetch_data_name(&self, name: &NameId, token: RxToken) {
         let ours = token
-            .and_then(|t| PitToken::from_bytes(t).ok())
+            .pit_token()
             .filter(|t| t.worker() == self.cfg.worker_id);
         match ours {
             Some(t) => {
@@ -94,9 +94,9 @@ impl Pcct {
     /// freed) and the CS part of the key our token names. Reads only that key; never changes
     /// an outcome, whatever the token.
     #[inline]
-    pub fn prefetch_data_entries(&self, token: Option<&[u8]>) {
+    pub fn prefetch_data_entries(&self, token: RxToken) {
         let key = token
-            .and_then(|t| PitToken::from_bytes(t).ok())
+            .pit_token()
             .filter(|t| t.worker() == self.cfg.worker_id)
             .and_then(|t| self.keys.get(t.index()));
         if let Some(e) = key {

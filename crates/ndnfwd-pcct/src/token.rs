@@ -18,6 +18,8 @@
 
 use core::fmt;
 
+use ndn_packet::LpToken;
+
 use crate::api::PitHandle;
 use crate::list::NIL;
 
@@ -90,6 +92,56 @@ impl PitToken {
     }
 }
 
+/// The PIT token a received Data carries, parsed once where the packet is first read
+/// ([`RxToken::from_lp`]) and handed as is to every PIT-CS step of that Data: its prefetches
+/// ([`Pcct::prefetch_data_name`](crate::Pcct::prefetch_data_name)) and
+/// [`Pcct::on_data_parsed`](crate::Pcct::on_data_parsed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RxToken {
+    /// No token.
+    #[default]
+    Absent,
+    /// A token of our length, not yet checked (worker, generation, name).
+    Parsed(PitToken),
+    /// A token of any other length: never ours, a token miss.
+    Foreign,
+}
+
+impl RxToken {
+    /// Parses token bytes as received (an empty slice is a token of length 0, not ours).
+    pub fn parse(b: &[u8]) -> Self {
+        PitToken::from_bytes(b).map_or(Self::Foreign, Self::Parsed)
+    }
+
+    /// Parses the link layer's token: an empty one is [`RxToken::Absent`]. Reads the fixed
+    /// block, not a slice of the token's length: a length compare and one load.
+    #[inline]
+    pub fn from_lp(t: &LpToken) -> Self {
+        let (bytes, len) = t.padded();
+        match (len, bytes.first_chunk::<PIT_TOKEN_LEN>()) {
+            (0, _) => Self::Absent,
+            (PIT_TOKEN_LEN, Some(b)) => Self::Parsed(PitToken(u64::from_be_bytes(*b))),
+            _ => Self::Foreign,
+        }
+    }
+
+    /// The token, if it has our length.
+    #[inline]
+    pub fn pit_token(self) -> Option<PitToken> {
+        match self {
+            Self::Parsed(t) => Some(t),
+            Self::Absent | Self::Foreign => None,
+        }
+    }
+}
+
+impl From<Option<&[u8]>> for RxToken {
+    /// `None` is [`RxToken::Absent`]; bytes are parsed with [`RxToken::parse`].
+    fn from(t: Option<&[u8]>) -> Self {
+        t.map_or(Self::Absent, Self::parse)
+    }
+}
+
 /// The worker a received token is addressed to, for Data/Nack dispatch; `None` when the token
 /// does not have our length (then dispatch by name instead).
 pub fn worker_of(token: &[u8]) -> Option<u8> {
@@ -134,6 +186,32 @@ mod tests {
         assert_eq!(PitToken::from_bytes(&t.to_bytes()), Ok(t));
         assert_eq!(PitToken::from_u64(t.to_u64()), t);
         assert_eq!(worker_of(&t.to_bytes()), Some(0xAB));
+    }
+
+    #[test]
+    fn rx_tokens_parse_like_the_bytes() {
+        let t = PitToken::new(3, 0x0001_0203, 0x0405_0607);
+        let mut many: Vec<Vec<u8>> = [0usize, 1, 7, 9, 32]
+            .iter()
+            .map(|&n| vec![5u8; n])
+            .collect();
+        many.push(t.to_bytes().to_vec());
+        for b in &many {
+            let lp = LpToken::new(b).unwrap();
+            let want = match PitToken::from_bytes(b) {
+                _ if b.is_empty() => RxToken::Absent,
+                Ok(t) => RxToken::Parsed(t),
+                Err(_) => RxToken::Foreign,
+            };
+            assert_eq!(RxToken::from_lp(&lp), want, "{b:?}");
+            assert_eq!(
+                RxToken::from(Some(lp.as_bytes()).filter(|b| !b.is_empty())),
+                want
+            );
+            assert_eq!(want.pit_token(), PitToken::from_bytes(b).ok());
+        }
+        assert_eq!(RxToken::from(None), RxToken::Absent);
+        assert_eq!(RxToken::from(Some(&[][..])), RxToken::Foreign);
     }
 
     #[test]

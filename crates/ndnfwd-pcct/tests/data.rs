@@ -158,3 +158,101 @@ fn digest_interests_match_with_and_without_token() {
         assert_eq!(p.counters().token_miss, 0);
     }
 }
+
+mod exact_token {
+    //! The exact-token Data settles through `on_data_parsed`'s own path; the same Data without
+    //! a token goes through the general match by name. Both must leave the same answer and
+    //! the same tables, whatever the pending Interests (both MustBeFresh parts, several
+    //! downstreams, the ingress face among them) and the CS state (a small CS, so that most
+    //! Data recycle its LRU victim, and the victim is sometimes the Data's own name).
+
+    use super::*;
+    use ndnfwd_pcct::{CsPolicy, PitToken, RxToken};
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        Interest { name: usize, face: u32, mbf: bool },
+        Data { name: usize, face: u32 },
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0..6usize, 1..5u32, any::<bool>()).prop_map(|(name, face, mbf)| Step::Interest {
+                name,
+                face,
+                mbf
+            }),
+            (0..6usize, 1..5u32).prop_map(|(name, face)| Step::Data { name, face }),
+        ]
+    }
+
+    fn run(policy: CsPolicy, steps: &[Step]) {
+        let names: Vec<_> = ["/a", "/a/b", "/a/c", "/b/x/y", "/c", "/c/d/e/f"]
+            .iter()
+            .map(|u| {
+                let n = name(u);
+                let h = hashes(&n);
+                (n, h)
+            })
+            .collect();
+        let cfg = PcctConfig {
+            cs_capacity_packets: 3,
+            cs_policy: policy,
+            ..PcctConfig::default()
+        };
+        let (mut by_token, mut by_name) = (pcct(cfg), pcct(cfg));
+        let mut tokens: Vec<Option<PitToken>> = vec![None; names.len()];
+        let (mut d1, mut d2) = (vec![], vec![]);
+        for (now, s) in (1u64..).zip(steps) {
+            match *s {
+                Step::Interest { name, face, mbf } => {
+                    let (n, h) = &names[name];
+                    let it = InterestInfo {
+                        must_be_fresh: mbf,
+                        ..interest(n, h, now as u32)
+                    };
+                    let a = by_token.on_interest(now, &it, face);
+                    assert_eq!(a, by_name.on_interest(now, &it, face));
+                    if let InterestOutcome::NewPit { pit } = a {
+                        tokens[name] = Some(pit.token);
+                    }
+                }
+                Step::Data { name, face } => {
+                    let (n, h) = &names[name];
+                    let wire = data_wire(n, &now.to_be_bytes());
+                    let d = data(n, h, &wire, 0);
+                    let t = tokens[name].map_or(RxToken::Absent, RxToken::Parsed);
+                    let a = by_token.on_data_parsed(now, &d, face, t, false, &mut d1);
+                    let b = by_name.on_data_parsed(now, &d, face, RxToken::Absent, false, &mut d2);
+                    assert_eq!(d1.get(a.downstreams.clone()), d2.get(b.downstreams.clone()));
+                    assert_eq!(
+                        (a.matched, a.cached, a.unsolicited),
+                        (b.matched, b.cached, b.unsolicited)
+                    );
+                }
+            }
+            let (mut ca, cb) = (*by_token.counters(), *by_name.counters());
+            ca.token_miss = 0;
+            assert_eq!(ca, cb);
+            assert_eq!(by_token.len_pit(), by_name.len_pit());
+            assert_eq!(by_token.len_cs(), by_name.len_cs());
+            assert_eq!(by_token.len_keys(), by_name.len_keys());
+            assert_eq!(by_token.cs_bytes(), by_name.cs_bytes());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn exact_token_path_settles_like_the_name_path_lru(steps in prop::collection::vec(step(), 1..80)) {
+            run(CsPolicy::Lru, &steps);
+        }
+
+        #[test]
+        fn exact_token_path_settles_like_the_name_path_arc(steps in prop::collection::vec(step(), 1..80)) {
+            run(CsPolicy::Arc, &steps);
+        }
+    }
+}

@@ -856,8 +856,9 @@ impl Harness {
                 let mut d = data(n, &h, &wire, *freshness);
                 d.no_cache = *no_cache;
                 let mut out = vec![];
-                self.pcct.prefetch_data_name(&h.name_id(), tb.as_deref());
-                self.pcct.prefetch_data_entries(tb.as_deref());
+                self.pcct
+                    .prefetch_data_name(&h.name_id(), tb.as_deref().into());
+                self.pcct.prefetch_data_entries(tb.as_deref().into());
                 let got = self
                     .pcct
                     .on_data(now, &d, *face, tb.as_deref(), *local, &mut out);

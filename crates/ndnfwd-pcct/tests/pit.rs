@@ -597,15 +597,16 @@ fn prefetch_with_any_input_changes_nothing() {
         let wire = data_wire(&names[i], b"p");
         let tok = tokens.get(i % 6).map(Vec::as_slice);
         for j in &junk {
-            fetched.prefetch_data_name(&empty.name_id(), Some(j));
-            fetched.prefetch_data_name(&hs[i].name_id(), Some(j));
-            fetched.prefetch_data_entries(Some(j));
+            fetched.prefetch_data_name(&empty.name_id(), RxToken::parse(j));
+            fetched.prefetch_data_name(&hs[i].name_id(), RxToken::parse(j));
+            fetched.prefetch_data_entries(RxToken::parse(j));
         }
-        fetched.prefetch_data_name(&hs[i].name_id(), tok);
-        fetched.prefetch_data_entries(tok);
+        fetched.prefetch_data_name(&hs[i].name_id(), tok.into());
+        fetched.prefetch_data_entries(tok.into());
         let d = data(&names[i], &hs[i], &wire, 0);
         let a = plain.on_data(50, &d, 3, tok, false, &mut d1);
-        assert_eq!(a, fetched.on_data(50, &d, 3, tok, false, &mut d2));
+        let b = fetched.on_data_parsed(50, &d, 3, tok.into(), false, &mut d2);
+        assert_eq!(a, b);
     }
     assert_eq!(d1, d2);
     assert_eq!(plain.counters(), fetched.counters());

@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use ndn_packet::data::Data;
 use ndn_packet::{FaceId, NameId};
-use ndnfwd_pcct::{DataInfo, MS};
+use ndnfwd_pcct::{DataInfo, RxToken, MS};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
@@ -24,7 +24,8 @@ fn data_info<'a>(d: &Data<'a>, id: NameId, rx: &'a RxPacket) -> DataInfo<'a> {
 
 impl Core {
     /// NFD `onIncomingData`: `/localhost` scope, then one PIT-CS call that matches PIT entries
-    /// (by our token, else by name), collects their downstreams and caches the Data.
+    /// (by our token, read from its fixed-size block, else by name), collects their downstreams and
+    /// caches the Data.
     pub(crate) fn on_incoming_data<const A: bool>(
         &mut self,
         now: u64,
@@ -44,9 +45,9 @@ impl Core {
             self.counters.localhost_violation_in += 1;
             return;
         }
-        let token = Some(rx.lp.pit_token.as_bytes()).filter(|t| !t.is_empty());
+        let token = RxToken::from_lp(&rx.lp.pit_token);
         self.downstreams.clear();
-        let outcome = self.pcct.on_data(
+        let outcome = self.pcct.on_data_parsed(
             now,
             &data_info(data, id, rx),
             rx.face,
