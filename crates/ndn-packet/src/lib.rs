@@ -37,7 +37,9 @@ pub use name::{Component, Name, NameRef};
 
 pub use data::{Data, DataBuilder, DataSignature};
 pub use interest::{Guiders, Interest, InterestBuilder, InterestSignature};
-pub use link::{FaceScope, LinkType, LpToken, PacketKind, RxLp, RxPacket, TxLp, TxPacket};
+pub use link::{
+    BytePatch, FaceScope, LinkType, LpToken, PacketKind, RxLp, RxPacket, TxLp, TxPacket,
+};
 pub use lp::{
     decode_link_packet, LinkPacket, LpHeaders, LpPacket, LpPacketBuilder, NackReason, Payload,
 };

@@ -7,7 +7,10 @@
 //! ([`TxPacket`]) carries the link fields the face layer must add. Both hold the network
 //! packet as `bytes::Bytes`: a received Data goes to the CS and out to every downstream as
 //! clones of the same buffer (a reference count, no copy), and a Nack reuses the received
-//! Interest's buffer.
+//! Interest's buffer. A forwarded Interest whose only change is its HopLimit also shares the
+//! received buffer: it carries the new byte as a [`BytePatch`] that the face layer applies while
+//! framing (as separate I/O pieces, or as it copies into a ring), so the Interest is never
+//! copied for it.
 
 use bytes::Bytes;
 
@@ -147,6 +150,22 @@ pub struct TxLp {
     pub incoming_face_id: Option<FaceId>,
 }
 
+/// One byte of an outgoing packet replaced on the way out: the packet sent is `wire` with
+/// `wire[at]` replaced by `byte`. The face layer accepts it only inside the packet's TLV value
+/// (past the outer type and length, which it checks), so a patch never changes the packet's
+/// type or length.
+///
+/// The offset is 16 bits (network packets are at most 8800 bytes), so `Option<BytePatch>`
+/// takes 6 bytes and fits the padding [`TxPacket`] has anyway: a patch costs the packet no
+/// size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BytePatch {
+    /// Offset of the replaced byte in the wire.
+    pub at: u16,
+    /// The byte sent there.
+    pub byte: u8,
+}
+
 /// One packet to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TxPacket {
@@ -156,8 +175,37 @@ pub struct TxPacket {
     pub kind: PacketKind,
     /// Link fields to add.
     pub lp: TxLp,
-    /// The network packet.
+    /// The network packet, before `patch`.
     pub wire: Bytes,
+    /// A byte of `wire` to replace as it is sent (the engine's HopLimit decrement on a
+    /// forwarded Interest that changes nothing else); `None`: `wire` goes as it is.
+    pub patch: Option<BytePatch>,
+}
+
+impl TxPacket {
+    /// The network packet as sent: `wire` itself (a reference count) without a patch, else a
+    /// patched copy (one allocation). For consumers that need the bytes contiguous; the face
+    /// layer applies the patch while framing instead. A patch outside `wire` changes nothing
+    /// (the face layer refuses such a packet).
+    pub fn sent_wire(&self) -> Bytes {
+        let Some(p) = self.patch else {
+            return self.wire.clone();
+        };
+        let mut v = self.wire.to_vec();
+        if let Some(b) = v.get_mut(usize::from(p.at)) {
+            *b = p.byte;
+        }
+        Bytes::from(v)
+    }
+
+    /// Applies the patch to a copy of `wire` ([`TxPacket::sent_wire`]) and drops it, so
+    /// `wire` alone holds the packet as sent.
+    pub fn apply_patch(&mut self) {
+        if self.patch.is_some() {
+            self.wire = self.sent_wire();
+            self.patch = None;
+        }
+    }
 }
 
 /// NFD's face scope: local faces (applications on this host) may carry `/localhost` names.
@@ -204,6 +252,38 @@ mod tests {
         let (block, len) = t.padded();
         assert_eq!((&block[..len], len), (&[1u8, 2, 3][..], 3));
         assert!(block[len..].iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn sent_wire_applies_the_patch() {
+        let mut p = TxPacket {
+            face: 1,
+            kind: PacketKind::Interest,
+            lp: TxLp::default(),
+            wire: Bytes::from_static(&[5, 3, 1, 2, 3]),
+            patch: None,
+        };
+        assert_eq!(p.sent_wire().as_ptr(), p.wire.as_ptr(), "no patch: no copy");
+        p.patch = Some(BytePatch { at: 4, byte: 9 });
+        assert_eq!(&p.sent_wire()[..], &[5, 3, 1, 2, 9]);
+        assert_eq!(
+            &p.wire[..],
+            &[5, 3, 1, 2, 3],
+            "the shared buffer is untouched"
+        );
+        p.patch = Some(BytePatch { at: 5, byte: 9 });
+        assert_eq!(&p.sent_wire()[..], &[5, 3, 1, 2, 3], "outside: unchanged");
+        p.patch = Some(BytePatch { at: 2, byte: 7 });
+        p.apply_patch();
+        assert_eq!((&p.wire[..], p.patch), (&[5u8, 3, 7, 2, 3][..], None));
+    }
+
+    /// A patch takes no room in a packet (the rest of it is padded to 8 bytes anyway).
+    #[test]
+    fn patch_fits_the_padding() {
+        assert_eq!(core::mem::size_of::<Option<BytePatch>>(), 6);
+        assert_eq!(core::mem::size_of::<TxPacket>() % 8, 0);
+        assert!(core::mem::size_of::<TxPacket>() <= 120);
     }
 
     /// Every length across the overlapping-copy boundaries: the bytes, the length and a zero

@@ -41,6 +41,7 @@ impl App {
             kind,
             lp,
             wire: Bytes::from(wire),
+            patch: None,
         };
         assert_eq!(self.table.send_burst(&[p]), 1);
     }

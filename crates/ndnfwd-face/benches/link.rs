@@ -45,6 +45,7 @@ fn pkt(kind: PacketKind, wire: Bytes, token: bool) -> TxPacket {
         kind,
         lp,
         wire,
+        patch: None,
     }
 }
 
@@ -59,7 +60,7 @@ fn through(tx: &mut LinkService, rx: &mut LinkService, p: &TxPacket, s: &mut Scr
             f.body.clone()
         } else {
             let mut w = s.heads[f.head.clone()].to_vec();
-            w.extend_from_slice(&f.body);
+            f.body_parts().iter().for_each(|p| w.extend_from_slice(p));
             w.into()
         };
         n += usize::from(rx.decode(0, 300, 0, frame, &s.c).is_some());

@@ -1,9 +1,10 @@
 //! Property tests of the link service against a trivial model: whatever the packet size, MTU,
 //! fragment order and loss, a packet comes out exactly once, unchanged, with its LP fields,
-//! if and only if every fragment arrived; otherwise the timeout frees every buffered byte.
+//! if and only if every fragment arrived; otherwise the timeout frees every buffered byte. A
+//! packet with a byte patch encodes to exactly the frames of its patched copy.
 
 use bytes::Bytes;
-use ndn_packet::link::{LpToken, PacketKind, TxLp, TxPacket};
+use ndn_packet::link::{BytePatch, LpToken, PacketKind, TxLp, TxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
 use ndnfwd_face::{DropReason, FaceCounters, LinkConfig, LinkService, ReassemblyLimits};
@@ -25,8 +26,15 @@ fn packet(kind: PacketKind, size: usize) -> Bytes {
 }
 
 fn encode(mtu: usize, p: &TxPacket) -> Vec<Bytes> {
+    encode_on(Some(mtu), p)
+}
+
+/// Encodes `p` on a fresh link service with `mtu` (`None`: a stream face); every frame as
+/// sent, its body's patch applied.
+fn encode_on(mtu: Option<usize>, p: &TxPacket) -> Vec<Bytes> {
     let cfg = LinkConfig {
-        mtu: Some(mtu),
+        mtu,
+        local_fields: true,
         ..LinkConfig::default()
     };
     let mut ls = LinkService::new(cfg, u64::MAX - 3); // sequence numbers wrap around
@@ -40,9 +48,13 @@ fn encode(mtu: usize, p: &TxPacket) -> Vec<Bytes> {
     frames
         .iter()
         .map(|f| {
-            assert!(f.len() <= mtu, "frame {} over MTU {mtu}", f.len());
+            assert!(
+                f.len() <= mtu.unwrap_or(usize::MAX),
+                "frame {} over MTU {mtu:?}",
+                f.len()
+            );
             let mut w = heads[f.head.clone()].to_vec();
-            w.extend_from_slice(&f.body);
+            f.body_parts().iter().for_each(|p| w.extend_from_slice(p));
             Bytes::from(w)
         })
         .collect()
@@ -75,7 +87,7 @@ proptest! {
             congestion_mark: 0,
             incoming_face_id: None,
         };
-        let p = TxPacket { face: FACE, kind, lp, wire: wire.clone() };
+        let p = TxPacket { face: FACE, kind, lp, wire: wire.clone(), patch: None };
         let mut frames = encode(mtu, &p);
         let n = frames.len();
         // A deterministic shuffle from the seed.
@@ -111,6 +123,43 @@ proptest! {
         prop_assert!(c.snapshot().drop_counts().all(|(name, k)| k == 0 || name == "reassembly_timeout"));
     }
 
+    /// A patched packet's frames are byte for byte those of its patched copy: bare, with
+    /// LP fields, whole or fragmented at any MTU (the patched byte in any fragment, at either
+    /// end of one), on a datagram or a stream face.
+    #[test]
+    fn patch_encodes_as_the_patched_copy(
+        size in 0usize..4000,
+        mtu in proptest::option::of(120usize..1600),
+        kind in kind_strategy(),
+        token in proptest::collection::vec(any::<u8>(), 0..=32),
+        congestion_mark in prop_oneof![Just(0u64), any::<u64>()],
+        incoming in proptest::option::of(any::<u32>()),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let wire = packet(kind, size);
+        let (_, _, hdr) = ndn_packet::tlv::header(&wire).unwrap();
+        let at = hdr + at.index(wire.len() - hdr);
+        let lp = TxLp {
+            pit_token: LpToken::new(&token).unwrap(),
+            nack: (kind == PacketKind::Nack).then_some(NackReason::Duplicate),
+            congestion_mark,
+            incoming_face_id: incoming,
+        };
+        let p = TxPacket {
+            face: FACE,
+            kind,
+            lp,
+            wire: wire.clone(),
+            patch: Some(BytePatch { at: at as u16, byte }),
+        };
+        let mut copy = wire.to_vec();
+        copy[at] = byte;
+        let plain = TxPacket { wire: Bytes::from(copy), patch: None, ..p.clone() };
+        prop_assert_eq!(&p.sent_wire(), &plain.wire);
+        prop_assert_eq!(encode_on(mtu, &p), encode_on(mtu, &plain));
+    }
+
     /// Interleaved fragments of several packets from several senders on one multi-access
     /// face all come out whole.
     #[test]
@@ -118,7 +167,7 @@ proptest! {
         let mut all = Vec::new();
         for (peer, &size) in sizes.iter().enumerate() {
             let wire = packet(PacketKind::Data, size);
-            let p = TxPacket { face: FACE, kind: PacketKind::Data, lp: TxLp::default(), wire: wire.clone() };
+            let p = TxPacket { face: FACE, kind: PacketKind::Data, lp: TxLp::default(), wire: wire.clone(), patch: None };
             // Every sender starts at the same sequence number: only the peer key tells them apart.
             all.extend(encode(1400, &p).into_iter().map(|f| (peer as u64, f)));
         }

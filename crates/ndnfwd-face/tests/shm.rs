@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-use common::{data, interest, recv_n, tx, wait_event, TempDir};
+use common::{data, interest, patched, recv_n, tx, wait_event, TempDir};
 use ndn_packet::link::{FaceScope, PacketKind};
 use ndnfwd_face::{
     DownReason, DropReason, FaceEvent, FaceIdAllocator, FaceTable, FaceTableConfig, FaceUri,
@@ -55,14 +55,20 @@ fn shm_face_pair_exchanges_whole_packets_and_reports_close() {
     assert_eq!(app.info(fa).unwrap().remote, FaceUri::Shm(path.clone()));
 
     // Interests up, then Data of every size up to 8 KB down, unfragmented.
+    // Most patched: the patched byte is written into the ring as the packet is copied.
     let up: Vec<_> = (0..300u32)
-        .map(|i| tx(fa, PacketKind::Interest, interest(i, i as usize % 40)))
+        .map(|i| {
+            patched(
+                tx(fa, PacketKind::Interest, interest(i, i as usize % 40)),
+                i,
+            )
+        })
         .collect();
     assert_eq!(app.send_burst(&up), 300);
     let got = recv_n(&mut fwd, 300, 100);
     assert_eq!(got.len(), 300);
     for (g, s) in got.iter().zip(&up) {
-        assert_eq!((g.face, &g.wire), (ff, &s.wire));
+        assert_eq!((g.face, &g.wire), (ff, &s.sent_wire()));
     }
     let down: Vec<_> = (0..200u32)
         .map(|i| tx(ff, PacketKind::Data, data(i, 41 * i as usize)))

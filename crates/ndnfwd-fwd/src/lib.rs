@@ -6,8 +6,9 @@
 //! as `bytes::Bytes`, and the link fields the face layer decoded; the same type the face layer
 //! produces) together with `now` (ns from any monotonic epoch), and gets back packets to send
 //! ([`ndn_packet::TxPacket`]: egress face, link fields to add, wire) in a vector it owns and reuses. Data and Nacks leave as clones of the
-//! received buffers; an Interest whose guiders change is written once into a recycled buffer, so
-//! steady state allocates nothing. The pipelines are named after NFD's (`on_incoming_interest`,
+//! received buffers, and so does an Interest whose HopLimit alone changes (with a one-byte
+//! patch the face layer applies while sending); an Interest whose other guiders change is
+//! written once into a recycled buffer, so steady state allocates nothing. The pipelines are named after NFD's (`on_incoming_interest`,
 //! `on_content_store_miss`, ..., `on_outgoing_nack`) and every dropped packet increments one
 //! named counter ([`counters::Counters`]). Strategies ([`strategy`]) are chosen per name prefix
 //! by longest match and only decide; the pipelines act. The burst loop's prefetch mode

@@ -1,7 +1,8 @@
 //! Recycled buffers for outgoing Interests whose guiders changed.
 //!
-//! Every outgoing Interest is re-emitted with its new HopLimit, InterestLifetime (time left on
-//! the PIT entry) and possibly a new Nonce, so it needs new bytes. They are carved from one
+//! An outgoing Interest whose InterestLifetime (time left on the PIT entry) or Nonce changes
+//! needs new bytes (one whose HopLimit alone changes does not: it goes out as the received
+//! buffer plus a one-byte patch the face layer applies). They are carved from one
 //! chunk ([`raw::Chunk`]): each Interest is copied to the chunk's unused tail and handed out as
 //! a `Bytes` slice that shares the chunk. When the chunk runs out, it is rewound for free if
 //! every `Bytes` carved from it has been dropped (the usual case: the caller sends and clears
@@ -48,36 +49,25 @@ impl TxBuffers {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         write(&mut scratch);
-        let out = self.place(&scratch, usize::MAX, 0);
+        let out = self.place(&scratch);
         self.scratch = scratch;
         out
     }
 
-    /// Copies `src` with byte `at` replaced by `byte` straight into the chunk (an in-place
-    /// rewrite: same length, one byte changed, no scratch pass) and returns it; `None` when
-    /// `at` is not inside `src`.
+    /// `src` as a slice of the chunk. The fitting write is inlined; the refill, once per
+    /// chunk, is not.
     #[inline(always)]
-    pub(crate) fn write_patched(&mut self, src: &[u8], at: usize, byte: u8) -> Option<Bytes> {
-        if at >= src.len() {
-            return None;
-        }
-        Some(self.place(src, at, byte))
-    }
-
-    /// `src` (byte `at` patched if inside it) as a slice of the chunk. The fitting write is
-    /// inlined; the refill, once per chunk, is not.
-    #[inline(always)]
-    fn place(&mut self, src: &[u8], at: usize, byte: u8) -> Bytes {
-        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src, at, byte)) {
+    fn place(&mut self, src: &[u8]) -> Bytes {
+        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src)) {
             return out;
         }
-        self.refill_and_place(src, at, byte)
+        self.refill_and_place(src)
     }
 
     /// The chunk has less than `src.len()` bytes left: rewind it or start a fresh one, then
     /// place `src`.
     #[inline(never)]
-    fn refill_and_place(&mut self, src: &[u8], at: usize, byte: u8) -> Bytes {
+    fn refill_and_place(&mut self, src: &[u8]) -> Bytes {
         let n = src.len();
         let rewound = self
             .chunk
@@ -87,14 +77,10 @@ impl TxBuffers {
             self.chunk = Chunk::new(self.chunk_size.max(n));
             self.fresh_chunks += 1;
         }
-        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src, at, byte)) {
+        if let Some(out) = self.chunk.as_mut().and_then(|c| c.write(src)) {
             return out;
         }
-        let mut own = src.to_vec();
-        if let Some(b) = own.get_mut(at) {
-            *b = byte;
-        }
-        Bytes::from(own)
+        Bytes::copy_from_slice(src)
     }
 
     /// Rewinds the chunk to its start if no packet carved from it is alive any more (one
@@ -149,26 +135,6 @@ mod tests {
             1,
             "each burst starts from a rewound chunk"
         );
-    }
-
-    #[test]
-    fn patched_copies_share_the_chunk() {
-        let mut p = TxBuffers::new(256);
-        let src: Vec<u8> = (0..100).collect();
-        for round in 0..100u8 {
-            // Two 100-byte packets per round, dropped before the next: one chunk suffices.
-            let a = p.write_patched(&src, 3, round).unwrap();
-            let b = p.write(|v| v.extend_from_slice(&[round; 100]));
-            let mut want = src.clone();
-            want[3] = round;
-            assert_eq!(&a[..], &want[..]);
-            assert_eq!(&b[..], &[round; 100][..]);
-        }
-        assert!(
-            p.write_patched(&src, 100, 0).is_none(),
-            "offset past the end"
-        );
-        assert_eq!(p.fresh_chunks(), 1);
     }
 
     #[test]

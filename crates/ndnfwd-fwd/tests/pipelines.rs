@@ -4,7 +4,7 @@ mod harness;
 
 use bytes::Bytes;
 use harness::*;
-use ndn_packet::link::{LpToken, PacketKind, RxLp};
+use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::Interest;
 use ndnfwd_fwd::face::FaceInfo;
@@ -382,14 +382,34 @@ fn multicast_fans_out_except_the_ingress() {
         sim.received(c, PacketKind::Interest).is_empty(),
         "not back to the ingress"
     );
-    let w: Vec<*const u8> = ups
-        .iter()
-        .map(|&u| sim.received(u, PacketKind::Interest)[0].wire.as_ptr())
-        .collect();
-    assert!(
-        w.iter().all(|&p| p == w[0]),
-        "one rewritten buffer shared by every upstream"
-    );
+    for &u in &ups {
+        let i = interest_of(sim.received(u, PacketKind::Interest)[0]);
+        assert_eq!(i.hop_limit(), Some(8), "HopLimit decremented");
+    }
+    // Straight from the engine (the harness applies the patch as a face would): every
+    // upstream shares the received buffer, the HopLimit going out as a one-byte patch.
+    let wire = Bytes::from(interest("/m/y", 2).hop_limit(9).encode().unwrap());
+    let rx = RxPacket {
+        face: sim.face_of(c),
+        kind: PacketKind::Interest,
+        wire: wire.clone(),
+        lp: RxLp::default(),
+    };
+    let mut out = Vec::new();
+    let now = sim.now;
+    sim.engine_mut(r).process(now, &[rx], &mut out);
+    assert_eq!(out.len(), 3);
+    for t in &out {
+        assert_eq!(
+            t.wire.as_ptr(),
+            wire.as_ptr(),
+            "the received buffer, no copy"
+        );
+        assert!(t.patch.is_some());
+        let sent = t.sent_wire();
+        let i = Interest::new_checked(&sent).unwrap();
+        assert_eq!((i.hop_limit(), i.name()), (Some(8), name("/m/y").as_ref()));
+    }
     assert_eq!(
         sim.engine_mut(r).strategy_of(name("/m/x").as_ref()),
         "/localhost/nfd/strategy/multicast/v=4"

@@ -139,6 +139,7 @@ impl FrontTier {
                         ..TxLp::default()
                     },
                     wire: rx.wire.clone(),
+                    patch: None,
                 });
             }
             DataVerdict::Computer => self.up.push(rx.clone()),

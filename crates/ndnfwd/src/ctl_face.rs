@@ -86,6 +86,7 @@ impl CtlFace {
                 ..TxLp::default()
             },
             wire: Bytes::copy_from_slice(wire),
+            patch: None,
         };
         if self.table.send_burst([p]) != 1 {
             return Err(ExchangeError::Io(std::io::ErrorKind::BrokenPipe));

@@ -452,7 +452,9 @@ impl ControlStage {
         };
         let now = self.state.now;
         let mut be = Backend::new(&mut self.state, plane);
-        match self.manager.handle_interest(&mut be, &tx.wire, face, now) {
+        // The Interest as the engine sent it (its HopLimit patch applied).
+        let wire = tx.sent_wire();
+        match self.manager.handle_interest(&mut be, &wire, face, now) {
             Outcome::Reply(d) => self.inject(d, &tx.lp.pit_token),
             Outcome::Wait | Outcome::Drop(_) | Outcome::NotManagement => {}
         }

@@ -13,8 +13,10 @@
 //!
 //! Send ([`LinkService::encode`]): a packet without link fields that fits goes bare; otherwise
 //! an LpPacket head is written into a shared head buffer and the payload is referenced, never
-//! copied. Each frame goes to a [`FrameSink`] as it is made: a `Vec<Frame>` for transports that
-//! queue, or straight into a shared-memory ring. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
+//! copied. A packet's [`BytePatch`] (the engine's HopLimit decrement) travels with the frame
+//! holding its offset and is applied by the transport: the body goes out as the bytes before
+//! it, the patched byte and the bytes after it. Each frame goes to a [`FrameSink`] as it is
+//! made: a `Vec<Frame>` for transports that queue, or straight into a shared-memory ring. A packet over the MTU is cut into fragments carrying consecutive Sequence numbers,
 //! FragIndex and FragCount, the other fields on the first fragment only (as NFD's fragmenter).
 //! A face without MTU (streams, including local app faces: python-ndn rejects fragments) never
 //! fragments.
@@ -25,7 +27,7 @@ pub mod reassembly;
 use core::ops::Range;
 
 use bytes::{Buf, Bytes};
-use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
+use ndn_packet::link::{BytePatch, LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::lp::{self, CommonFields, LpHeaders, LpPacket};
 use ndn_packet::tlv::{self, tt};
 use ndn_packet::FaceId;
@@ -34,16 +36,41 @@ use self::head::{Fields, FragInfo, FRAG_OVERHEAD};
 use self::reassembly::{Fragment, Outcome, Reassembler, ReassemblyLimits};
 use crate::counters::{DropReason, FaceCounters};
 
-/// One frame produced by [`LinkService::encode`]: `heads[head] ++ body`.
+/// One frame produced by [`LinkService::encode`]: `heads[head] ++ body`, with `patch`
+/// applied to `body`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// Where the LpPacket head is in the head buffer passed to `encode` (empty: bare packet).
     pub head: Range<usize>,
     /// The network packet or a slice of it.
     pub body: Bytes,
+    /// A byte of `body` sent replaced (offset inside `body`).
+    pub patch: Option<BytePatch>,
+}
+
+/// `body` as sent with `patch` applied, in three pieces: the bytes before the patched one,
+/// the patched byte, the bytes after it; without a patch (or one outside `body`, which
+/// `encode` never hands on) the whole body and two empty pieces. The transports send the
+/// pieces as separate I/O vectors or copy them one after the other: the body is never copied
+/// to patch it.
+#[inline]
+pub(crate) fn patched_parts<'a>(body: &'a [u8], patch: Option<&'a BytePatch>) -> [&'a [u8]; 3] {
+    if let Some(p) = patch {
+        let at = usize::from(p.at);
+        if let (Some(before), Some(after)) = (body.get(..at), body.get(at + 1..)) {
+            return [before, core::slice::from_ref(&p.byte), after];
+        }
+    }
+    [body, &[], &[]]
 }
 
 impl Frame {
+    /// The body as sent, in three pieces ([`patched_parts`]).
+    #[inline]
+    pub fn body_parts(&self) -> [&[u8]; 3] {
+        patched_parts(&self.body, self.patch.as_ref())
+    }
+
     /// Frame length on the wire.
     pub fn len(&self) -> usize {
         self.head.len() + self.body.len()
@@ -57,15 +84,16 @@ impl Frame {
 
 /// Where [`LinkService::encode`] puts each frame it makes, as soon as it is made.
 pub trait FrameSink {
-    /// Takes one frame: `heads[head] ++ body` (`heads` is the head buffer passed to `encode`).
-    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes);
+    /// Takes one frame: `heads[head] ++ body` with `patch` applied to `body` (`heads` is the
+    /// head buffer passed to `encode`; the patch offset is inside `body`).
+    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes, patch: Option<BytePatch>);
 }
 
 /// Collects the frames, to be sent later.
 impl FrameSink for Vec<Frame> {
     #[inline]
-    fn frame(&mut self, _heads: &[u8], head: Range<usize>, body: Bytes) {
-        self.push(Frame { head, body });
+    fn frame(&mut self, _heads: &[u8], head: Range<usize>, body: Bytes, patch: Option<BytePatch>) {
+        self.push(Frame { head, body, patch });
     }
 }
 
@@ -152,6 +180,12 @@ fn common_fields(c: &CommonFields<'_>) -> RxFields {
 fn single_tlv_type(wire: &[u8]) -> Option<u32> {
     let (typ, len, hdr) = tlv::header(wire).ok()?;
     (hdr.checked_add(len)? == wire.len()).then_some(typ)
+}
+
+/// True when `p` replaces a byte of `wire`'s TLV value: the outer type and length checked
+/// before sending stay as sent.
+fn patch_in_value(wire: &[u8], p: BytePatch) -> bool {
+    matches!(tlv::header(wire), Ok((_, _, hdr)) if (hdr..wire.len()).contains(&usize::from(p.at)))
 }
 
 impl LinkService {
@@ -325,8 +359,9 @@ impl LinkService {
 
     /// Encodes `pkt` into frames handed to `out` in order (a `Vec<Frame>` collects them),
     /// writing LpPacket heads into `heads`; an unfragmented packet moves its buffer into its
-    /// frame (`pkt.wire` is left empty). Returns false (and counts the drop) when the packet is
-    /// invalid or cannot fit the MTU.
+    /// frame (`pkt.wire` is left empty) with its patch, a fragmented one gives the patch to
+    /// the fragment holding its offset. Returns false (and counts the drop) when the packet is
+    /// invalid (a patch outside its TLV value included) or cannot fit the MTU.
     pub fn encode(
         &mut self,
         pkt: &mut TxPacket,
@@ -340,7 +375,7 @@ impl LinkService {
             PacketKind::Nack => typ == Some(tt::INTEREST),
             PacketKind::Data => typ == Some(tt::DATA) && pkt.lp.nack.is_none(),
         };
-        if !valid {
+        if !valid || pkt.patch.is_some_and(|p| !patch_in_value(&pkt.wire, p)) {
             counters.drop(DropReason::TxBadPacket);
             return false;
         }
@@ -359,7 +394,8 @@ impl LinkService {
             match head {
                 Some(h) if h + len <= limit => {
                     counters.count_out(pkt.kind);
-                    self.emit(heads, start, core::mem::take(&mut pkt.wire), out, counters);
+                    let body = core::mem::take(&mut pkt.wire);
+                    self.emit(heads, start, body, pkt.patch, out, counters);
                     return true;
                 }
                 // Over the MTU: the general path fragments it.
@@ -385,7 +421,8 @@ impl LinkService {
             if !fields.is_empty() {
                 head::write_head(heads, None, &fields, len);
             }
-            self.emit(heads, start, core::mem::take(&mut pkt.wire), out, counters);
+            let body = core::mem::take(&mut pkt.wire);
+            self.emit(heads, start, body, pkt.patch, out, counters);
         } else if self.cfg.mtu.is_none() || !self.fragment(pkt, &fields, heads, out, counters) {
             counters.drop(DropReason::TxOverMtu);
             return false;
@@ -399,12 +436,13 @@ impl LinkService {
         heads: &[u8],
         start: usize,
         body: Bytes,
+        patch: Option<BytePatch>,
         out: &mut impl FrameSink,
         counters: &FaceCounters,
     ) {
         let head = start..heads.len();
         counters.out_bytes(head.len() + body.len());
-        out.frame(heads, head, body);
+        out.frame(heads, head, body, patch);
     }
 
     /// Cuts `pkt` into fragments that each fit the MTU. False when the MTU cannot hold the
@@ -449,7 +487,16 @@ impl LinkService {
             let f = if index == 0 { fields } else { &none };
             let start = heads.len();
             head::write_head(heads, Some(&info), f, n);
-            self.emit(heads, start, pkt.wire.slice(off..off + n), out, counters);
+            // The fragment holding the patched byte carries the patch, at its own offset.
+            let patch = pkt.patch.and_then(|p| {
+                let at = usize::from(p.at).checked_sub(off).filter(|&at| at < n)?;
+                Some(BytePatch {
+                    at: at as u16,
+                    byte: p.byte,
+                })
+            });
+            let body = pkt.wire.slice(off..off + n);
+            self.emit(heads, start, body, patch, out, counters);
             off += n;
         }
         true

@@ -51,6 +51,7 @@ fn tx(kind: PacketKind, wire: Bytes) -> TxPacket {
         kind,
         lp: Default::default(),
         wire,
+        patch: None,
     }
 }
 
@@ -62,7 +63,7 @@ fn encode(ls: &mut LinkService, c: &FaceCounters, p: &TxPacket) -> Option<Vec<By
     }
     let wires = frames.iter().map(|f| {
         let mut w = heads[f.head.clone()].to_vec();
-        w.extend_from_slice(&f.body);
+        f.body_parts().iter().for_each(|p| w.extend_from_slice(p));
         Bytes::from(w)
     });
     Some(wires.collect())
@@ -192,6 +193,38 @@ fn encode_bare_or_with_fields() {
     let s = snap(&c);
     assert_eq!(s.drops(DropReason::TxBadPacket), 2);
     assert_eq!((s.out_interests, s.out_nacks), (1, 2));
+}
+
+/// A patch must replace a byte of the TLV value: one on the outer type or length (which
+/// `encode` checked) or past the end makes the packet invalid, and nothing is sent.
+#[test]
+fn patch_outside_the_value_is_refused() {
+    let c = FaceCounters::default();
+    let mut ls = service(Some(1400), false);
+    let wire = interest();
+    let (_, _, hdr) = tlv::header(&wire).unwrap();
+    for (at, ok) in [
+        (0, false),
+        (hdr - 1, false),
+        (hdr, true),
+        (wire.len() - 1, true),
+    ]
+    .into_iter()
+    .chain([(wire.len(), false), (usize::from(u16::MAX), false)])
+    {
+        let mut p = tx(PacketKind::Interest, wire.clone());
+        p.patch = Some(BytePatch {
+            at: at as u16,
+            byte: 0xee,
+        });
+        let got = encode(&mut ls, &c, &p);
+        assert_eq!(got.is_some(), ok, "patch at {at}");
+        if let Some(frames) = got {
+            assert_eq!(frames, vec![p.sent_wire()], "patch at {at}");
+        }
+    }
+    let s = snap(&c);
+    assert_eq!((s.drops(DropReason::TxBadPacket), s.out_interests), (4, 2));
 }
 
 /// The common-frame shortcut reads the same fields as the general conversion.

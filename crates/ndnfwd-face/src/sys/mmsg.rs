@@ -182,18 +182,22 @@ impl RecvBatch {
 }
 
 /// One datagram to send: an optional link header written by the link service, the network
-/// packet (or fragment), and the destination for unconnected sockets.
+/// packet (or fragment) in up to three pieces (a patched byte between the bytes before and
+/// after it; unused pieces empty), and the destination for unconnected sockets.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct OutMsg<'a> {
     pub(crate) head: &'a [u8],
-    pub(crate) body: &'a [u8],
+    pub(crate) body: [&'a [u8]; 3],
     pub(crate) dest: Option<&'a RawAddr>,
 }
+
+/// I/O vectors of one message: the head and the three body pieces.
+const MSG_IOVS: usize = 4;
 
 /// Scratch headers for `sendmmsg`.
 pub(crate) struct SendBatch {
     hdrs: Vec<libc::mmsghdr>,
-    iovs: Vec<[libc::iovec; 2]>,
+    iovs: Vec<[libc::iovec; MSG_IOVS]>,
 }
 
 // SAFETY: as for `RecvBatch`: the pointers are rebuilt before every call and only the kernel
@@ -210,7 +214,7 @@ impl Default for SendBatch {
     fn default() -> Self {
         Self {
             hdrs: vec![zeroed(); SEND_CHUNK],
-            iovs: vec![[zeroed(); 2]; SEND_CHUNK],
+            iovs: vec![[zeroed(); MSG_IOVS]; SEND_CHUNK],
         }
     }
 }
@@ -236,20 +240,24 @@ impl SendBatch {
                 let (Some(hdr), Some(iov)) = (self.hdrs.get_mut(j), self.iovs.get_mut(j)) else {
                     break;
                 };
-                iov[0].iov_base = m.head.as_ptr().cast_mut().cast();
-                iov[0].iov_len = m.head.len();
-                iov[1].iov_base = m.body.as_ptr().cast_mut().cast();
-                iov[1].iov_len = m.body.len();
+                // Only the non-empty pieces, so the kernel sees one iovec for a bare packet.
+                let [b0, b1, b2] = m.body;
+                let mut used = 0;
+                for part in [m.head, b0, b1, b2] {
+                    if let Some(v) = iov.get_mut(used).filter(|_| !part.is_empty()) {
+                        v.iov_base = part.as_ptr().cast_mut().cast();
+                        v.iov_len = part.len();
+                        used += 1;
+                    }
+                }
                 let (name, namelen) = match m.dest {
                     Some(d) => d.as_ptr(),
                     None => (core::ptr::null(), 0),
                 };
                 hdr.msg_hdr.msg_name = name.cast_mut().cast();
                 hdr.msg_hdr.msg_namelen = namelen;
-                // Skip an empty head so the kernel sees one iovec.
-                let skip = usize::from(m.head.is_empty());
-                hdr.msg_hdr.msg_iov = iov[skip..].as_mut_ptr();
-                hdr.msg_hdr.msg_iovlen = 2 - skip;
+                hdr.msg_hdr.msg_iov = iov.as_mut_ptr();
+                hdr.msg_hdr.msg_iovlen = used;
                 hdr.msg_hdr.msg_control = core::ptr::null_mut();
                 hdr.msg_hdr.msg_controllen = 0;
                 hdr.msg_hdr.msg_flags = 0;

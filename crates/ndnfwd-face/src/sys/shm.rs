@@ -115,19 +115,22 @@ impl Mapping {
     }
 
     /// Writes a record at `off`: the little-endian `len` (the parts' total) and the parts.
-    fn write_record(&self, off: usize, len: u32, parts: [&[u8]; 2]) {
-        let [a, b] = parts;
-        assert!(a.len() + b.len() == len as usize);
+    fn write_record<const N: usize>(&self, off: usize, len: u32, parts: [&[u8]; N]) {
+        assert!(parts.iter().map(|p| p.len()).sum::<usize>() == len as usize);
         assert!(off
             .checked_add(4 + len as usize)
             .is_some_and(|e| e <= self.len));
-        // SAFETY: the three destination ranges are consecutive and together inside the
-        // mapping (asserted); the sources are private memory of this process.
+        // SAFETY: the length word and the parts' destination ranges are consecutive and
+        // together inside the mapping (asserted: the parts add up to `len`); the sources are
+        // private memory of this process.
         unsafe {
             let p = self.ptr.as_ptr().add(off);
             p.cast::<u32>().write_unaligned(len.to_le());
-            core::ptr::copy_nonoverlapping(a.as_ptr(), p.add(4), a.len());
-            core::ptr::copy_nonoverlapping(b.as_ptr(), p.add(4 + a.len()), b.len());
+            let mut at = 4;
+            for part in parts {
+                core::ptr::copy_nonoverlapping(part.as_ptr(), p.add(at), part.len());
+                at += part.len();
+            }
         }
     }
 
@@ -361,8 +364,8 @@ impl ShmRings {
     /// [`ShmRings::publish`]). `Ok(false)` when the ring has no room for it. Inlined into the
     /// send loop: a call per frame saved and restored six registers.
     #[inline]
-    pub(crate) fn push(&mut self, parts: [&[u8]; 2]) -> Result<bool, Corrupt> {
-        let len = parts[0].len() + parts[1].len();
+    pub(crate) fn push<const N: usize>(&mut self, parts: [&[u8]; N]) -> Result<bool, Corrupt> {
+        let len = parts.iter().map(|p| p.len()).sum::<usize>();
         let Ok(len32) = u32::try_from(len) else {
             return Ok(false);
         };

@@ -185,12 +185,12 @@ impl DatagramEndpoint {
             |i| match queue.get(i) {
                 Some(q) => OutMsg {
                     head: heads.get(q.frame.head.clone()).unwrap_or_default(),
-                    body: &q.frame.body,
+                    body: q.frame.body_parts(),
                     dest: q.dest.as_ref(),
                 },
                 None => OutMsg {
                     head: &[],
-                    body: &[],
+                    body: [&[]; 3],
                     dest: None,
                 },
             },

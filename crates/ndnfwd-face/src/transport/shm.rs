@@ -18,12 +18,12 @@ use std::os::unix::net::UnixStream;
 use core::ops::Range;
 
 use bytes::{Bytes, BytesMut};
-use ndn_packet::{FaceId, RxPacket};
+use ndn_packet::{BytePatch, FaceId, RxPacket};
 
 use super::Status;
 use crate::counters::{DropReason, FaceCounters};
 use crate::info::DownReason;
-use crate::link::FrameSink;
+use crate::link::{patched_parts, FrameSink};
 use crate::sys::ShmRings;
 use crate::table::Faces;
 
@@ -54,9 +54,17 @@ impl<'a> ShmSink<'a> {
 
 impl FrameSink for ShmSink<'_> {
     #[inline]
-    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes) {
+    fn frame(&mut self, heads: &[u8], head: Range<usize>, body: Bytes, patch: Option<BytePatch>) {
         let head = heads.get(head).unwrap_or_default();
-        self.first |= self.ep.push(head, &body, self.counters);
+        // A patched body is copied in its three pieces: the patched byte is written as the
+        // body is copied, not patched in a copy of its own.
+        self.first |= match patch {
+            None => self.ep.push([head, &body], self.counters),
+            Some(p) => {
+                let [a, b, c] = patched_parts(&body, Some(&p));
+                self.ep.push([head, a, b, c], self.counters)
+            }
+        };
     }
 }
 
@@ -157,15 +165,20 @@ impl ShmEndpoint {
         (Status::Open, false)
     }
 
-    /// Writes one encoded frame (`head ++ body`) into the ring, not yet visible to the peer.
+    /// Writes one encoded frame (its `parts` one after the other: the head, then the body
+    /// whole or in patched pieces) into the ring, not yet visible to the peer.
     /// True when it is the first frame since the last flush: the caller then flushes the
     /// endpoint at the end of its burst. A frame that does not fit is dropped
     /// (`tx_queue_full`).
-    pub(crate) fn push(&mut self, head: &[u8], body: &[u8], counters: &FaceCounters) -> bool {
+    pub(crate) fn push<const N: usize>(
+        &mut self,
+        parts: [&[u8]; N],
+        counters: &FaceCounters,
+    ) -> bool {
         let first = !self.pending;
         self.pending = true;
         if !self.broken {
-            match self.rings.push([head, body]) {
+            match self.rings.push(parts) {
                 Ok(true) => {}
                 Ok(false) => counters.drop(DropReason::TxQueueFull),
                 Err(_) => self.broken = true,

@@ -2,8 +2,9 @@
 //! frames whole under backpressure.
 //!
 //! Send: a burst's frames go out with `writev`, heads and payloads as separate slices (no
-//! copy). What the kernel does not take waits in a per-face backlog (heads copied, payloads
-//! referenced), retried when the poller reports the socket writable and on every send and
+//! copy; a patched payload as the slices before and after its patched byte and that byte).
+//! What the kernel does not take waits in a per-face backlog (heads and patched bytes copied,
+//! payloads referenced), retried when the poller reports the socket writable and on every send and
 //! tick; a frame is queued or dropped whole, never cut,
 //! so the stream stays framed. The backlog is bounded; beyond it new packets are dropped
 //! (`tx_queue_full`).
@@ -26,8 +27,11 @@ use crate::sys::read_spare;
 use crate::table::Faces;
 use crate::uri::FaceUri;
 
-/// Frames per `writev` call (two slices each).
+/// Frames per `writev` call (up to four slices each: the head and the body in up to three
+/// pieces).
 const WRITE_CHUNK: usize = 32;
+/// Slices of one frame.
+const FRAME_PARTS: usize = 4;
 /// Reads per stream per receive call, so one busy stream cannot starve the others.
 const READS_PER_CALL: usize = 4;
 
@@ -243,11 +247,16 @@ impl StreamEndpoint {
                 }
                 continue;
             }
-            let s = if started { skip } else { 0 };
+            let mut s = if started { skip } else { 0 };
             if s < head.len() {
                 self.push_backlog(Bytes::copy_from_slice(head.get(s..).unwrap_or_default()));
             }
-            self.push_backlog(q.frame.body.slice(s.saturating_sub(head.len())..));
+            s = s.saturating_sub(head.len());
+            for piece in body_pieces(q) {
+                let cut = s.min(piece.len());
+                s -= cut;
+                self.push_backlog(piece.slice(cut..));
+            }
         }
         queue.clear();
         self.queue = queue;
@@ -297,25 +306,44 @@ impl StreamEndpoint {
     }
 }
 
+/// The body of a queued frame as sent, as buffers for the backlog: the body itself, or the
+/// slices before and after its patched byte around a copy of that byte.
+fn body_pieces(q: &Queued) -> [Bytes; 3] {
+    let f = &q.frame;
+    match f.patch {
+        Some(p) if usize::from(p.at) < f.body.len() => {
+            let at = usize::from(p.at);
+            [
+                f.body.slice(..at),
+                Bytes::copy_from_slice(&[p.byte]),
+                f.body.slice(at + 1..),
+            ]
+        }
+        _ => [f.body.clone(), Bytes::new(), Bytes::new()],
+    }
+}
+
+/// The slices of a queued frame as sent: its head, then its body whole or in patched pieces.
+fn frame_parts<'a>(heads: &'a [u8], q: &'a Queued) -> [&'a [u8]; FRAME_PARTS] {
+    let [a, b, c] = q.frame.body_parts();
+    [heads.get(q.frame.head.clone()).unwrap_or_default(), a, b, c]
+}
+
 /// Writes frames with `writev` until done or the kernel pushes back. Returns the index of the
 /// first frame not completely written and how many of its bytes were.
 fn write_frames(sock: &StreamSock, heads: &[u8], queue: &[Queued]) -> io::Result<(usize, usize)> {
     let (mut i, mut skip) = (0usize, 0usize);
     while i < queue.len() {
-        let mut slices = [IoSlice::new(&[]); 2 * WRITE_CHUNK];
+        let mut slices = [IoSlice::new(&[]); FRAME_PARTS * WRITE_CHUNK];
         let mut n = 0;
         for (k, q) in queue.iter().enumerate().skip(i).take(WRITE_CHUNK) {
-            let head = heads.get(q.frame.head.clone()).unwrap_or_default();
-            let s = if k == i { skip } else { 0 };
-            let parts = [
-                head.get(s.min(head.len())..).unwrap_or_default(),
-                q.frame
-                    .body
-                    .get(s.saturating_sub(head.len())..)
-                    .unwrap_or_default(),
-            ];
-            for p in parts.into_iter().filter(|p| !p.is_empty()) {
-                if let Some(slot) = slices.get_mut(n) {
+            // The first `skip` bytes of the first frame were written already.
+            let mut s = if k == i { skip } else { 0 };
+            for p in frame_parts(heads, q) {
+                let cut = s.min(p.len());
+                s -= cut;
+                let p = p.get(cut..).unwrap_or_default();
+                if let Some(slot) = slices.get_mut(n).filter(|_| !p.is_empty()) {
                     *slot = IoSlice::new(p);
                     n += 1;
                 }

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
-use ndn_packet::link::{PacketKind, RxPacket, TxLp, TxPacket};
+use ndn_packet::link::{BytePatch, PacketKind, RxPacket, TxLp, TxPacket};
 use ndn_packet::{DataBuilder, FaceId, InterestBuilder, Name};
 use ndnfwd_face::{FaceEvent, FaceTable};
 
@@ -34,7 +34,25 @@ pub fn tx(face: FaceId, kind: PacketKind, wire: Bytes) -> TxPacket {
         kind,
         lp: TxLp::default(),
         wire,
+        patch: None,
     }
+}
+
+/// `p` with a patch on a byte of the middle half of its TLV value chosen by `i` (every third
+/// packet keeps none; in a big Data that is content, so tests can still decode it and read its
+/// name), so that a burst mixes patched and plain packets: what arrives must be
+/// `p.sent_wire()`.
+pub fn patched(mut p: TxPacket, i: u32) -> TxPacket {
+    if i % 3 != 0 {
+        let (_, _, hdr) = ndn_packet::tlv::header(&p.wire).unwrap();
+        let value = p.wire.len() - hdr;
+        let at = hdr + value / 4 + (i as usize * 7919) % (value / 2);
+        p.patch = Some(BytePatch {
+            at: at as u16,
+            byte: !p.wire[at],
+        });
+    }
+    p
 }
 
 /// Receives on `t` until `n` packets arrived or `rounds` waits of up to 20 ms passed

@@ -109,6 +109,7 @@ impl Core {
                 incoming_face_id,
             },
             wire: wire.clone(),
+            patch: None,
         });
     }
 }

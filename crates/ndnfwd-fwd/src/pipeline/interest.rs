@@ -11,7 +11,7 @@ use crate::engine::Core;
 use crate::face::FaceInfo;
 use crate::strategy::{eligible_egress, InterestCtx, NameScope};
 use ndn_packet::link::LinkType;
-use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
+use ndn_packet::link::{BytePatch, LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// One Interest as it moves through the Interest pipelines.
 pub(crate) struct Incoming<'p, 'a> {
@@ -52,17 +52,25 @@ pub(crate) fn interest_info<'a>(
 
 /// When `g` changes only the HopLimit (the usual forwarded Interest: Nonce present, lifetime
 /// unchanged), the new packet is the old one with the one-byte HopLimit value replaced
-/// (TLV lengths are minimal and HopLimit is one byte, so nothing moves): its offset and value.
-fn hop_limit_patch(i: &Interest<'_>, g: &Guiders) -> Option<(usize, u8)> {
+/// (TLV lengths are minimal and HopLimit is one byte, so nothing moves): the patch that the
+/// face layer applies to the received buffer as it sends it.
+#[inline(always)]
+fn hop_limit_patch(i: &Interest<'_>, g: &Guiders) -> Option<BytePatch> {
     match *g {
         Guiders {
             nonce: None,
             lifetime_ms: None,
-            hop_limit: Some(h),
-        } => Some((i.hop_limit_offset()?, h)),
+            hop_limit: Some(byte),
+        } => Some(BytePatch {
+            at: u16::try_from(i.hop_limit_offset()?).ok()?,
+            byte,
+        }),
         _ => None,
     }
 }
+
+/// An outgoing Interest's bytes: a buffer and the byte the face layer patches into it.
+type OutWire = (Bytes, Option<BytePatch>);
 
 impl Core {
     /// NFD `onIncomingInterest`: HopLimit, `/localhost` scope, then one PIT-CS lookup that does
@@ -336,8 +344,9 @@ impl Core {
     }
 
     /// The Interest as it leaves: HopLimit decremented, InterestLifetime = time left on the PIT
-    /// entry, a Nonce if it had none. Unchanged packets reuse the received buffer; changed ones
-    /// are written once into the recycled buffer and shared by every upstream.
+    /// entry, a Nonce if it had none. Unchanged packets reuse the received buffer, and so do
+    /// packets whose only change is the HopLimit (with a patch for the face layer to apply);
+    /// other changes are written once into the recycled buffer. Shared by every upstream.
     #[inline(always)]
     fn outgoing_wire(
         &mut self,
@@ -345,7 +354,7 @@ impl Core {
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
         new: bool,
-    ) -> Bytes {
+    ) -> OutWire {
         let i = inc.interest;
         let cfg = self.pcct.config();
         let left_ns = if new {
@@ -368,16 +377,14 @@ impl Core {
             hop_limit: inc.hop_limit.map(|h| h.saturating_sub(1)),
         };
         if g == Guiders::default() {
-            return inc.rx.wire.clone();
+            return (inc.rx.wire.clone(), None);
         }
-        if let Some((at, byte)) = hop_limit_patch(i, &g) {
-            if let Some(wire) = self.tx.write_patched(i.wire(), at, byte) {
-                return wire;
-            }
+        if let Some(patch) = hop_limit_patch(i, &g) {
+            return (inc.rx.wire.clone(), Some(patch));
         }
         // `move`: the closure holds its own copy of `g`, so `g` need not be in memory on the
         // usual paths above.
-        self.tx.write(move |v| i.write_with_guiders(&g, v))
+        (self.tx.write(move |v| i.write_with_guiders(&g, v)), None)
     }
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
@@ -389,7 +396,7 @@ impl Core {
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
         face: FaceId,
-        wire: Bytes,
+        wire: OutWire,
         out: &mut Vec<TxPacket>,
     ) {
         let Some(egress) = self.faces.get(face) else {
@@ -409,7 +416,7 @@ impl Core {
         pit: PitHandle,
         face: FaceId,
         egress: FaceInfo,
-        wire: Bytes,
+        (wire, patch): OutWire,
         out: &mut Vec<TxPacket>,
     ) {
         let hop_after = inc.hop_limit.map(|h| h.saturating_sub(1));
@@ -432,6 +439,7 @@ impl Core {
                 incoming_face_id: Some(inc.rx.face),
             },
             wire,
+            patch,
         });
     }
 
@@ -492,9 +500,9 @@ mod tests {
                 hop_limit: i.hop_limit().map(|h| h.saturating_sub(1)),
                 ..Guiders::default()
             };
-            let (at, byte) = hop_limit_patch(&i, &g).expect("HopLimit only");
+            let p = hop_limit_patch(&i, &g).expect("HopLimit only");
             let mut patched = wire.clone();
-            patched[at] = byte;
+            patched[usize::from(p.at)] = p.byte;
             let mut general = Vec::new();
             i.write_with_guiders(&g, &mut general);
             assert_eq!(patched, general);

@@ -105,6 +105,7 @@ impl Core {
                 incoming_face_id: None,
             },
             wire: interest.clone(),
+            patch: None,
         });
     }
 }

@@ -61,10 +61,10 @@ impl Chunk {
         idle
     }
 
-    /// Copies `src` into the chunk with byte `at` replaced by `byte` (when `at` is inside
-    /// `src`) and returns it; `None` if fewer than `src.len()` bytes are left.
+    /// Copies `src` into the chunk and returns it; `None` if fewer than `src.len()` bytes are
+    /// left.
     #[inline(always)]
-    pub(super) fn write(&mut self, src: &[u8], at: usize, byte: u8) -> Option<Bytes> {
+    pub(super) fn write(&mut self, src: &[u8]) -> Option<Bytes> {
         let n = src.len();
         if n > self.left() {
             return None;
@@ -78,9 +78,6 @@ impl Chunk {
         unsafe {
             let dst = self.base.as_ptr().add(self.pos);
             ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
-            if at < n {
-                dst.add(at).write(byte);
-            }
         }
         // `[pos, end)` of `whole` as `Bytes::slice` makes it (one reference-count increment,
         // then the view narrowed), without its range generics and checks: fewer instructions.
@@ -99,28 +96,28 @@ mod tests {
     #[test]
     fn slices_hold_what_was_written_and_block_rewind() {
         let mut c = Chunk::new(10).unwrap();
-        let a = c.write(&[1, 2, 3, 4], 1, 9).unwrap();
-        let b = c.write(&[5, 6, 7, 8], 4, 0).unwrap();
-        assert_eq!(&a[..], &[1, 9, 3, 4]);
-        assert_eq!(&b[..], &[5, 6, 7, 8], "offset past the end patches nothing");
+        let a = c.write(&[1, 2, 3, 4]).unwrap();
+        let b = c.write(&[5, 6, 7, 8]).unwrap();
+        assert_eq!(&a[..], &[1, 2, 3, 4]);
+        assert_eq!(&b[..], &[5, 6, 7, 8]);
         assert_eq!(c.left(), 2);
-        assert!(c.write(&[0; 3], 0, 0).is_none(), "does not fit");
+        assert!(c.write(&[0; 3]).is_none(), "does not fit");
         assert!(!c.rewind(), "slices alive");
         drop(a);
         assert!(!c.rewind(), "one slice still alive");
         drop(b);
         assert!(c.rewind());
         assert_eq!(c.left(), 10);
-        let d = c.write(&[7; 10], 9, 1).unwrap();
-        assert_eq!(&d[..], &[7, 7, 7, 7, 7, 7, 7, 7, 7, 1]);
+        let d = c.write(&[7; 10]).unwrap();
+        assert_eq!(&d[..], &[7; 10]);
     }
 
     #[test]
     fn a_slice_of_the_chunk_can_be_copied_back_into_it() {
         let mut c = Chunk::new(8).unwrap();
-        let a = c.write(&[1, 2, 3, 4], 0, 5).unwrap();
-        let b = c.write(&a, 3, 6).unwrap();
-        assert_eq!(&a[..], &[5, 2, 3, 4]);
-        assert_eq!(&b[..], &[5, 2, 3, 6]);
+        let a = c.write(&[1, 2, 3, 4]).unwrap();
+        let b = c.write(&a).unwrap();
+        assert_eq!(&a[..], &[1, 2, 3, 4]);
+        assert_eq!(&b[..], &[1, 2, 3, 4]);
     }
 }

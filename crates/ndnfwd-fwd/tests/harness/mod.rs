@@ -339,7 +339,10 @@ impl Sim {
         self.out = out;
     }
 
-    fn transmit(&mut self, node: usize, tx: TxPacket) {
+    fn transmit(&mut self, node: usize, mut tx: TxPacket) {
+        // What a face would send: the HopLimit patch applied (the next node and the
+        // applications see the packet as it goes on the wire).
+        tx.apply_patch();
         let Some(&(_, peer)) = self.peers[node].iter().find(|(f, _)| *f == tx.face) else {
             return;
         };

@@ -161,6 +161,7 @@ impl Client {
                 kind,
                 lp,
                 wire,
+                patch: None,
             });
         }
     }
