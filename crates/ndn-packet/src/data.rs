@@ -85,7 +85,7 @@ impl<'a> Data<'a> {
     /// the same walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a
     /// Data costs one header decode per element.
     pub fn new_checked(wire: &'a [u8]) -> Result<Self, DecodeError> {
-        Self::checked_counted(wire).map(|(d, _)| d)
+        Self::new_checked_counted(wire).map(|(d, _)| d)
     }
 
     /// [`Self::new_checked`] that also returns the keyed identity of the Data name
@@ -98,14 +98,17 @@ impl<'a> Data<'a> {
         wire: &'a [u8],
         hasher: &NameHasher,
     ) -> Result<(Self, NameId), DecodeError> {
-        let (d, n) = Self::checked_counted(wire)?;
+        let (d, n) = Self::new_checked_counted(wire)?;
         Ok((d, hasher.id_of_value(d.name.value(), n)))
     }
 
-    /// The checked view and its name's component count: the usual layout's straight-line
-    /// check, else the general decoder (which also reports every error).
+    /// [`Self::new_checked`] that also returns the name's component count, counted by the
+    /// decoder's walk: for a caller that decodes several Data and then computes their
+    /// identities together ([`NameHasher::name_ids`], four names side by side); the result
+    /// is [`Self::new_checked_id`]'s. The usual layout's straight-line check, else the
+    /// general decoder (which also reports every error).
     #[inline(always)]
-    fn checked_counted(wire: &'a [u8]) -> Result<(Self, usize), DecodeError> {
+    pub fn new_checked_counted(wire: &'a [u8]) -> Result<(Self, usize), DecodeError> {
         if let Some(usual) = Self::usual(wire) {
             return Ok(usual);
         }

@@ -9,7 +9,8 @@
 //! own checking walk ([`NameRef::new_checked`]'s): `Interest::new_checked_hashed` hashes the
 //! prefixes while it checks the name, so a forwarded packet's name is read once;
 //! [`NameHasher::hash_prefixes`] runs the same walk on a checked name. A Data needs its whole
-//! name's identity only ([`NameId`], `Data::new_checked_id`): one run over the name's words.
+//! name's identity only ([`NameId`], `Data::new_checked_id`): one run over the name's words;
+//! [`NameHasher::name_ids`] hashes a group of such names side by side in vector lanes.
 //!
 //! The core is SipHash-128 (c-d rounds selectable: 1-3 or 2-4). The first output word `h1`,
 //! which costs the same as 64-bit SipHash, is the table hash. The second word is finished lazily
@@ -23,8 +24,11 @@ use core::ops::RangeInclusive;
 use crate::name::{NameRef, NameScan, NameVisitor};
 use crate::DecodeError;
 
+mod ids;
 mod lanes;
 mod slots;
+
+pub use ids::ID_LANES;
 
 /// Which SipHash round counts to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -13,8 +13,9 @@ use crate::raw;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stage {
     /// Decoding the network packet (checked views) and hashing every name prefix (a Data's
-    /// whole name only): the decoder's walk over the name hashes it too
-    /// (`new_checked_hashed`, `new_checked_id`), so the two are one.
+    /// whole name only): the decoder's walk over an Interest's name hashes it too
+    /// (`new_checked_hashed`), and a group's Data names are hashed together right after their
+    /// decode (`NameHasher::name_ids`), so the two are one.
     Parse = 0,
     /// Hashing the forwarding hint's name (the name's own prefixes are hashed in `Parse`).
     Hash = 1,

@@ -25,8 +25,14 @@
 //! never depends on the mode: prefetches are hints, and table lookups and updates run in packet
 //! order.
 //!
-//! Every mode but `none` also prefetches the head of a packet's wire (`prefetch::WIRE_*`)
-//! two packets before its *prepare*: the decoder reads the header and name first
+//! *Prepare*'s first half, the decode, runs by groups of four packets in every mode but `none`:
+//! when packet `i + lookahead` is not decoded yet, it is decoded with the three after it, and
+//! the group's Data names are hashed side by side in vector lanes (`NameHasher::name_ids`);
+//! the bucket prefetch of each packet keeps its mode's distance above. Interests, Nacks and
+//! malformed packets in a group take the single-packet decoders.
+//!
+//! Every mode but `none` also prefetches the head of a packet's wire (`prefetch_wire`)
+//! one group before its decode: the decoder reads the header and name first
 //! and the rest of the packet's fields after them, so a wire that is not in cache (a burst
 //! larger than the caches, a buffer the NIC or another core wrote) is otherwise a chain of
 //! misses at the head of every *prepare*. `none` also turns off the prefetches the PIT-CS makes
@@ -34,6 +40,7 @@
 //! that it measures no software prefetch at all.
 
 use ndn_packet::data::Data;
+use ndn_packet::hash::ID_LANES;
 use ndn_packet::interest::Interest;
 use ndn_packet::lp::NackReason;
 use ndn_packet::tlv::tt;
@@ -45,7 +52,7 @@ use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
 use crate::face::{FaceInfo, FaceTable};
 use crate::pool::{TxBuffers, DEFAULT_CHUNK};
-use crate::prefetch::{prefetch_wire, PrefetchMode, WIRE_AHEAD};
+use crate::prefetch::{prefetch_wire, PrefetchMode};
 use crate::quota::FaceQuota;
 use crate::strategy::{
     full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
@@ -53,8 +60,15 @@ use crate::strategy::{
 };
 use ndn_packet::link::{RxPacket, TxPacket};
 
-/// Packets in flight in the prepare/process pipeline (lookahead 2, plus the one processed).
-const RING: usize = 4;
+/// Packets decoded together (*prepare*'s first half in every mode but `none`): their Data
+/// names' identities are computed side by side in vector lanes (`NameHasher::name_ids`).
+const GROUP: usize = ID_LANES;
+
+/// Packets in flight in the prepare/process pipeline: the one processed, and up to a whole
+/// group decoded from lookahead 2 on (a power of two: the slot of packet `i` is `i % RING`).
+const RING: usize = 8;
+
+const _: () = assert!(RING >= 1 + 2 + GROUP - 1 && RING.is_power_of_two());
 
 /// The default strategy, NFD's.
 pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
@@ -410,26 +424,15 @@ impl Engine {
         // Each packet is decoded straight into its ring slot and the stages read it there by
         // reference: the views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
-        let wire_ahead = if mode == PrefetchMode::None {
-            0
-        } else {
-            ahead + WIRE_AHEAD
-        };
-        burst.iter().take(wire_ahead).for_each(prefetch_wire);
-        for (j, rx) in burst.iter().enumerate().take(ahead) {
-            self.prepare(rx, j % RING, &mut views, mode, &mut laps);
+        let mut decoded = 0;
+        if mode != PrefetchMode::None {
+            burst.iter().take(GROUP).for_each(prefetch_wire);
+        }
+        for j in 0..ahead {
+            self.prepare(burst, j, &mut decoded, &mut views, mode, &mut laps);
         }
         for (i, rx) in burst.iter().enumerate() {
-            if wire_ahead > 0 {
-                if let Some(later) = burst.get(i + wire_ahead) {
-                    prefetch_wire(later);
-                }
-            }
-            if ahead == 0 {
-                self.prepare(rx, i % RING, &mut views, mode, &mut laps);
-            } else if let Some(next) = burst.get(i + ahead) {
-                self.prepare(next, (i + ahead) % RING, &mut views, mode, &mut laps);
-            }
+            self.prepare(burst, i + ahead, &mut decoded, &mut views, mode, &mut laps);
             if mode == PrefetchMode::Speculative {
                 if let Some(next) = burst.get(i + 1) {
                     let k = (i + 1) % RING;
@@ -446,36 +449,97 @@ impl Engine {
         self.core.fib.quiescent();
     }
 
-    /// Parse and hash into `views[k]` and ring slot `k` (one walk over the name), and (unless
-    /// `none`) prefetch the packet's buckets. Inlined into the burst loop: a call costs a
-    /// prologue and epilogue per packet.
+    /// Prepares packet `j` of the burst (nothing past its end): decodes it with the rest of its
+    /// group when it is not decoded yet (`decoded` is the count decoded so far), then (unless
+    /// `none`) prefetches its buckets. Inlined into the burst loop: a call costs a prologue
+    /// and epilogue per packet.
     #[inline(always)]
     fn prepare<'b, const ACCT: bool>(
         &mut self,
-        rx: &'b RxPacket,
-        k: usize,
+        burst: &'b [RxPacket],
+        j: usize,
+        decoded: &mut usize,
         views: &mut [Parsed<'b>; RING],
         mode: PrefetchMode,
         laps: &mut Laps<ACCT>,
     ) {
-        let (Some(parsed), Some(hashes)) = (views.get_mut(k), self.ring.get_mut(k)) else {
+        let Some(rx) = burst.get(j) else {
             return;
         };
-        let core = &mut self.core;
-        core.parse(rx, hashes, parsed);
-        laps.lap(&mut core.cycles, Stage::Parse);
-        match &mut *parsed {
-            Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
-                if i.has_forwarding_hint() {
-                    *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+        if j >= *decoded {
+            // `none` decodes one packet at a time (nothing ahead of any kind).
+            let group = if mode == PrefetchMode::None { 1 } else { GROUP };
+            *decoded = (j + group).min(burst.len());
+            self.decode(burst, j, *decoded, views, mode != PrefetchMode::None, laps);
+        }
+        if mode != PrefetchMode::None {
+            let k = j % RING;
+            if let (Some(parsed), Some(hashes)) = (views.get(k), self.ring.get(k)) {
+                let head = mode == PrefetchMode::Speculative;
+                self.core.prefetch_buckets(rx, parsed, hashes, head, laps);
+            }
+        }
+    }
+
+    /// Decodes packets `from..to` of the burst (at most [`GROUP`]) into their views and ring
+    /// slots, an Interest's prefixes hashed in its decoder's walk and its forwarding hint
+    /// hashed after it, then the group's Data names' identities together
+    /// (`NameHasher::name_ids`: side by side in vector lanes). With `wires`, first prefetches
+    /// the wires of the next group, decoded `to - from` steps later. Out of line: one call per
+    /// group.
+    #[inline(never)]
+    fn decode<'b, const ACCT: bool>(
+        &mut self,
+        burst: &'b [RxPacket],
+        from: usize,
+        to: usize,
+        views: &mut [Parsed<'b>; RING],
+        wires: bool,
+        laps: &mut Laps<ACCT>,
+    ) {
+        if wires {
+            let next = burst.get(to..).unwrap_or_default();
+            next.iter().take(to - from).for_each(prefetch_wire);
+        }
+        let mut names = [(NameRef::root(), 0); GROUP];
+        let mut slots = [0; GROUP];
+        let mut n = 0;
+        for j in from..to {
+            let k = j % RING;
+            let (Some(rx), Some(parsed), Some(hashes)) =
+                (burst.get(j), views.get_mut(k), self.ring.get_mut(k))
+            else {
+                continue;
+            };
+            let core = &mut self.core;
+            let components = core.parse(rx, hashes, parsed);
+            laps.lap(&mut core.cycles, Stage::Parse);
+            match &mut *parsed {
+                Parsed::Interest(i, fh) | Parsed::Nack(i, fh, _) => {
+                    if i.has_forwarding_hint() {
+                        *fh = i.forwarding_hint().next().map(|d| core.hasher.hash_name(d));
+                    }
+                    laps.lap(&mut core.cycles, Stage::Hash);
+                }
+                Parsed::Data(d, _) => {
+                    if let (Some(name), Some(slot)) = (names.get_mut(n), slots.get_mut(n)) {
+                        (*name, *slot) = ((d.name(), components), k);
+                        n += 1;
+                    }
+                }
+                Parsed::Bad => {}
+            }
+        }
+        if n > 0 {
+            let mut ids = [NameId::default(); GROUP];
+            let names = names.get(..n).unwrap_or_default();
+            self.core.hasher.name_ids(names, &mut ids);
+            for (k, id) in slots.into_iter().zip(ids).take(n) {
+                if let Some(Parsed::Data(_, slot)) = views.get_mut(k) {
+                    *slot = id;
                 }
             }
-            Parsed::Data(..) => {}
-            Parsed::Bad => return,
-        }
-        laps.lap(&mut core.cycles, Stage::Hash);
-        if mode != PrefetchMode::None {
-            core.prefetch_buckets(rx, parsed, hashes, mode == PrefetchMode::Speculative, laps);
+            laps.lap(&mut self.core.cycles, Stage::Parse);
         }
     }
 }
@@ -483,11 +547,18 @@ impl Engine {
 impl Core {
     /// Decodes the network packet of `rx` into `parsed`, hashing every prefix of an Interest's
     /// name into `hashes` during the decoder's walk over the name (the forwarding-hint hash is
-    /// left to the caller); a Data's name is hashed whole, its identity kept in the view. Each
-    /// arm stores its own variant into the slot: a whole `Parsed` is never built elsewhere and
-    /// copied in (that copy was a `memcpy` call per packet).
+    /// left to the caller). A Data's identity is left to the caller too (its group's names are
+    /// hashed together): its view holds a default [`NameId`] and the name's component count is
+    /// returned (0 for any other packet). Each arm stores its own variant into the slot: a
+    /// whole `Parsed` is never built elsewhere and copied in (that copy was a `memcpy` call per
+    /// packet).
     #[inline(always)]
-    fn parse<'b>(&self, rx: &'b RxPacket, hashes: &mut PrefixHashes, parsed: &mut Parsed<'b>) {
+    fn parse<'b>(
+        &self,
+        rx: &'b RxPacket,
+        hashes: &mut PrefixHashes,
+        parsed: &mut Parsed<'b>,
+    ) -> usize {
         let wire: &'b [u8] = &rx.wire;
         match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
             (Some(tt::INTEREST), nack) => {
@@ -497,13 +568,23 @@ impl Core {
                         Some(reason) => Parsed::Nack(i, None, reason),
                     },
                     Err(_) => Parsed::Bad,
+                };
+                0
+            }
+            (Some(tt::DATA), None) => match Data::new_checked_counted(wire) {
+                Ok((d, components)) => {
+                    *parsed = Parsed::Data(d, NameId::default());
+                    components
                 }
+                Err(_) => {
+                    *parsed = Parsed::Bad;
+                    0
+                }
+            },
+            _ => {
+                *parsed = Parsed::Bad;
+                0
             }
-            (Some(tt::DATA), None) => {
-                *parsed = Data::new_checked_id(wire, &self.hasher)
-                    .map_or(Parsed::Bad, |(d, id)| Parsed::Data(d, id))
-            }
-            _ => *parsed = Parsed::Bad,
         }
     }
 
@@ -573,6 +654,6 @@ mod tests {
         }
         assert!("all".parse::<PrefetchMode>().is_err());
         assert_eq!(PrefetchMode::Speculative.lookahead(), 2);
-        assert!(RING > PrefetchMode::Speculative.lookahead());
+        assert!(RING >= PrefetchMode::Speculative.lookahead() + GROUP);
     }
 }

@@ -63,9 +63,6 @@ impl FromStr for PrefetchMode {
     }
 }
 
-/// How many packets before its *prepare* a packet's wire is prefetched.
-pub(crate) const WIRE_AHEAD: usize = 2;
-
 /// How much of a packet's wire is prefetched: the header, name and the fields after it of a
 /// usual Interest or Data (the Content of a large Data is not read by the forwarder).
 const WIRE_PREFETCH_BYTES: usize = 256;

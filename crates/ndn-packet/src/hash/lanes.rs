@@ -78,7 +78,7 @@ pub(super) mod avx2 {
     /// [`super::super::round`] on four states, `v[w]` holding word `w` of each.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn round(v: &mut [__m256i; 4]) {
+    pub(in crate::hash) fn round(v: &mut [__m256i; 4]) {
         let [mut v0, mut v1, mut v2, mut v3] = *v;
         v0 = _mm256_add_epi64(v0, v1);
         v1 = _mm256_xor_si256(rotl::<13, 51>(v1), v0);

@@ -248,3 +248,35 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn name_ids_in_lanes_equal_one_at_a_time(names in proptest::collection::vec(
+        proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..9), 0..11)) {
+        // Groups of 1 to 4 names of mixed lengths (including the root), and a last partial
+        // group: every identity equals `name_id`'s.
+        let names: Vec<Name> = names
+            .iter()
+            .map(|comps| comps.iter().fold(Name::new(), |n, c| n.push(c)))
+            .collect();
+        for variant in [SipVariant::Sip13, SipVariant::Sip24] {
+            let h = NameHasher::new(KEY, variant);
+            let want: Vec<NameId> = names.iter().map(|n| h.name_id(n.as_ref())).collect();
+            let pairs: Vec<(NameRef<'_>, usize)> =
+                names.iter().map(|n| (n.as_ref(), n.len())).collect();
+            for group in 1..=ID_LANES {
+                for (pairs, want) in pairs.chunks(group).zip(want.chunks(group)) {
+                    let mut out = vec![NameId::default(); pairs.len()];
+                    h.name_ids(pairs, &mut out);
+                    prop_assert_eq!(&out, want);
+                }
+            }
+            let mut out = vec![NameId::default(); pairs.len()];
+            h.name_ids(&pairs, &mut out);
+            prop_assert_eq!(&out, &want);
+            for (id, n) in out.iter().zip(&names) {
+                prop_assert_eq!(id.id128(), reference(variant, n.value()));
+            }
+        }
+    }
+}

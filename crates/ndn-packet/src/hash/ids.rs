@@ -1,0 +1,208 @@
+//! The identities of several whole names at once (AVX2), with the scalar path as fallback.
+//!
+//! SipHash is serial inside one message, but the Data names of a burst are independent: four
+//! of them are hashed side by side, each SipHash state word of the four names in one 256-bit
+//! register, so a compression or finalization round costs the 20 vector instructions of
+//! [`super::lanes`] for four names instead of 14 scalar ones for each. Each lane absorbs its
+//! own name's words (one gather per word for all four); once the shortest name has no whole
+//! word left, a word step runs under a lane mask (the gather skips the lanes whose name is
+//! done, and a blend keeps their state), so every lane ends on its own name's last block. The
+//! last blocks come from one more gather when every name has a whole word (each name's last 8
+//! bytes, shifted), else the scalar way. Both output words are finalized in lanes. Results equal [`NameHasher::name_id`]'s bit for bit
+//! (same operations on the same words; tested). AVX2 is detected at run time (a cached load);
+//! without it, and for a group of one name, each name is hashed the scalar way.
+
+use super::{NameHasher, NameId};
+use crate::name::NameRef;
+
+/// Names hashed side by side.
+pub const ID_LANES: usize = 4;
+
+impl NameHasher {
+    /// The identities of checked names, each given with its component count as the decoder's
+    /// walk counted it (`Data::new_checked_counted`): `out[i]` becomes [`Self::name_id`] of
+    /// `names[i].0` (pairs past the shorter of the two slices are left alone). Groups of
+    /// [`ID_LANES`] names are hashed side by side; a forwarder decodes a group of Data and then
+    /// asks for their identities together.
+    pub fn name_ids(&self, names: &[(NameRef<'_>, usize)], out: &mut [NameId]) {
+        #[cfg(target_arch = "x86_64")]
+        if names.len() > 1 && std::arch::is_x86_feature_detected!("avx2") {
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2::name_ids` only needs the CPU to support AVX2, checked just above.
+            unsafe {
+                avx2::name_ids(self, names, out);
+            }
+            return;
+        }
+        for (o, &(name, components)) in out.iter_mut().zip(names) {
+            *o = self.id_of_value(name.value(), components);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_blendv_epi8, _mm256_cmpgt_epi64,
+        _mm256_i64gather_epi64, _mm256_mask_i64gather_epi64, _mm256_or_si256,
+        _mm256_permute2x128_si256, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
+        _mm256_slli_epi64, _mm256_srli_epi64, _mm256_srlv_epi64, _mm256_storeu_si256,
+        _mm256_sub_epi64, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
+    };
+
+    use super::super::lanes::avx2::round;
+    use super::super::{NameHasher, NameId, Sip, SipVariant};
+    use super::ID_LANES;
+    use crate::name::NameRef;
+
+    /// [`NameHasher::name_ids`]: whole groups side by side; a last group of one name the
+    /// scalar way, of two or three with the padding lanes repeating its first name.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn name_ids(h: &NameHasher, names: &[(NameRef<'_>, usize)], out: &mut [NameId]) {
+        match h.variant {
+            SipVariant::Sip13 => run::<1, 3>(h, names, out),
+            SipVariant::Sip24 => run::<2, 4>(h, names, out),
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn run<const C: usize, const D: usize>(
+        h: &NameHasher,
+        names: &[(NameRef<'_>, usize)],
+        out: &mut [NameId],
+    ) {
+        for (names, out) in names.chunks(ID_LANES).zip(out.chunks_mut(ID_LANES)) {
+            let [a, b, c, d] = match *names {
+                [a, b, c, d] => [a, b, c, d],
+                [a, b, c] => [a, b, c, a],
+                [a, b] => [a, b, a, a],
+                [(name, components)] => {
+                    if let Some(o) = out.first_mut() {
+                        *o = h.id_of_value(name.value(), components);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            let ids = ids::<C, D>(
+                &h.root,
+                [a.0.value(), b.0.value(), c.0.value(), d.0.value()],
+            );
+            for ((o, (_, components)), id) in out.iter_mut().zip([a, b, c, d]).zip(ids) {
+                *o = NameId { id, components };
+            }
+        }
+    }
+
+    /// [`Sip::compress`] of the four lanes' words `m`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn compress<const C: usize>(v: &mut [__m256i; 4], m: __m256i) {
+        v[3] = _mm256_xor_si256(v[3], m);
+        for _ in 0..C {
+            round(v);
+        }
+        v[0] = _mm256_xor_si256(v[0], m);
+    }
+
+    /// The XOR of the four state words of each lane: an output word.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn fold([v0, v1, v2, v3]: [__m256i; 4]) -> __m256i {
+        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3))
+    }
+
+    /// The 128-bit identities (SipHash-128 from the keyed state `root`) of the four byte
+    /// strings `values`, lane by lane what [`super::super::NameHasher::id_of_value`] computes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ids<const C: usize, const D: usize>(root: &Sip, values: [&[u8]; 4]) -> [u128; 4] {
+        let [a, b, c, d] = values;
+        let words = values.map(|x| x.len() / 8);
+        let common = words.iter().copied().min().unwrap_or(0);
+        let longest = words.iter().copied().max().unwrap_or(0);
+        // Lane `k` reads `values[k]` at `base + at[k]`; `at` advances a word per step.
+        let base = a.as_ptr();
+        let off = |x: &[u8]| (x.as_ptr() as usize).wrapping_sub(base as usize) as i64;
+        let start = _mm256_set_epi64x(off(d), off(c), off(b), 0);
+        let mut at = start;
+        let step = _mm256_set1_epi64x(8);
+        let mut v = root.v.map(|w| _mm256_set1_epi64x(w as i64));
+        for _ in 0..common {
+            // SAFETY: this is step `t < common`, and `at[k] = values[k].as_ptr() - base + 8t`:
+            // each lane reads bytes `8t..8t + 8` of its string, inside it since `8t + 8 <=
+            // 8 * common <= values[k].len()`. The gather has no alignment rule.
+            let m = unsafe { _mm256_i64gather_epi64::<1>(base.cast(), at) };
+            compress::<C>(&mut v, m);
+            at = _mm256_add_epi64(at, step);
+        }
+        let lens = _mm256_set_epi64x(
+            d.len() as i64,
+            c.len() as i64,
+            b.len() as i64,
+            a.len() as i64,
+        );
+        let ends = _mm256_srli_epi64::<3>(lens);
+        // The step count in every lane, to compare with the ends.
+        let mut t = _mm256_set1_epi64x(common as i64);
+        for _ in common..longest {
+            // Lanes whose string still has a whole word at this step.
+            let live = _mm256_cmpgt_epi64(ends, t);
+            // SAFETY: as above for the live lanes (the step is below their word count); the
+            // gather does not read for a lane whose mask is clear (it takes the zero source).
+            let m = unsafe {
+                _mm256_mask_i64gather_epi64::<1>(_mm256_setzero_si256(), base.cast(), at, live)
+            };
+            let mut n = v;
+            compress::<C>(&mut n, m);
+            for (w, n) in v.iter_mut().zip(n) {
+                *w = _mm256_blendv_epi8(*w, n, live);
+            }
+            at = _mm256_add_epi64(at, step);
+            t = _mm256_add_epi64(t, _mm256_set1_epi64x(1));
+        }
+        let m = if common > 0 {
+            // Every string has 8 bytes or more: its tail is the top `len % 8` bytes of its last
+            // 8 (a shift by 64 leaves 0 for a string of whole words).
+            let back = _mm256_sub_epi64(_mm256_add_epi64(start, lens), step);
+            // SAFETY: lane `k` reads bytes `len - 8..len` of `values[k]` (`len >= 8`).
+            let w = unsafe { _mm256_i64gather_epi64::<1>(base.cast(), back) };
+            let tail_bits = _mm256_slli_epi64::<3>(_mm256_and_si256(lens, _mm256_set1_epi64x(7)));
+            let tail = _mm256_srlv_epi64(w, _mm256_sub_epi64(_mm256_set1_epi64x(64), tail_bits));
+            _mm256_or_si256(tail, _mm256_slli_epi64::<56>(lens))
+        } else {
+            let last = |x: &[u8]| Sip::last_block(x, x.len() & !7, x.len()) as i64;
+            _mm256_set_epi64x(last(d), last(c), last(b), last(a))
+        };
+        compress::<C>(&mut v, m);
+        v[2] = _mm256_xor_si256(v[2], _mm256_set1_epi64x(0xee));
+        for _ in 0..D {
+            round(&mut v);
+        }
+        let h1 = fold(v);
+        v[1] = _mm256_xor_si256(v[1], _mm256_set1_epi64x(0xdd));
+        for _ in 0..D {
+            round(&mut v);
+        }
+        let h2 = fold(v);
+        // Lane `k`'s identity is `h2[k] << 64 | h1[k]`: the little-endian pair (h1[k], h2[k]).
+        let (lo, hi) = (_mm256_unpacklo_epi64(h1, h2), _mm256_unpackhi_epi64(h1, h2));
+        let mut ids = [0u128; 4];
+        let (first, second) = ids.split_at_mut(2);
+        // SAFETY: each half of `ids` is two `u128`s, 32 writable bytes; `storeu` has no
+        // alignment rule.
+        unsafe {
+            _mm256_storeu_si256(
+                first.as_mut_ptr().cast(),
+                _mm256_permute2x128_si256::<0x20>(lo, hi),
+            );
+            _mm256_storeu_si256(
+                second.as_mut_ptr().cast(),
+                _mm256_permute2x128_si256::<0x31>(lo, hi),
+            );
+        }
+        ids
+    }
+}
