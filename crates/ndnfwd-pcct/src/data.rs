@@ -68,8 +68,8 @@ impl Pcct {
         self.on_data_parsed(now, d, in_face, token.into(), face_is_local, out)
     }
 
-    /// [`Pcct::on_data`] with the token already parsed ([`RxToken::from_lp`] where the Data
-    /// was first read, the same token its prefetches took).
+    /// [`Pcct::on_data`] with the token already parsed ([`RxToken::from_lp`], as the Data's
+    /// prefetches read it).
     #[inline]
     pub fn on_data_parsed(
         &mut self,

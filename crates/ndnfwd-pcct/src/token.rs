@@ -92,10 +92,11 @@ impl PitToken {
     }
 }
 
-/// The PIT token a received Data carries, parsed once where the packet is first read
-/// ([`RxToken::from_lp`]) and handed as is to every PIT-CS step of that Data: its prefetches
-/// ([`Pcct::prefetch_data_name`](crate::Pcct::prefetch_data_name)) and
-/// [`Pcct::on_data_parsed`](crate::Pcct::on_data_parsed).
+/// The PIT token a received Data carries, read from the link layer's fixed token block
+/// ([`RxToken::from_lp`]: a length compare and one load) by each PIT-CS step of that Data:
+/// its prefetches ([`Pcct::prefetch_data_name`](crate::Pcct::prefetch_data_name)) and
+/// [`Pcct::on_data_parsed`](crate::Pcct::on_data_parsed). Reading it at each step measured
+/// cheaper than carrying it in the engine's packet view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RxToken {
     /// No token.

@@ -306,24 +306,18 @@ impl StreamEndpoint {
     }
 }
 
-/// The body of a queued frame as sent, as buffers for the backlog: the body itself, or the
-/// slices before and after its patched byte around a copy of that byte.
+/// The body of a queued frame as sent ([`crate::link::Frame::body_parts`]), as buffers for
+/// the backlog: slices of the body around a copy of the patched byte.
 fn body_pieces(q: &Queued) -> [Bytes; 3] {
-    let f = &q.frame;
-    match f.patch {
-        Some(p) if usize::from(p.at) < f.body.len() => {
-            let at = usize::from(p.at);
-            [
-                f.body.slice(..at),
-                Bytes::copy_from_slice(&[p.byte]),
-                f.body.slice(at + 1..),
-            ]
-        }
-        _ => [f.body.clone(), Bytes::new(), Bytes::new()],
-    }
+    let body = &q.frame.body;
+    let [before, byte, after] = q.frame.body_parts();
+    [
+        body.slice_ref(before),
+        Bytes::copy_from_slice(byte),
+        body.slice_ref(after),
+    ]
 }
 
-/// The slices of a queued frame as sent: its head, then its body whole or in patched pieces.
 fn frame_parts<'a>(heads: &'a [u8], q: &'a Queued) -> [&'a [u8]; FRAME_PARTS] {
     let [a, b, c] = q.frame.body_parts();
     [heads.get(q.frame.head.clone()).unwrap_or_default(), a, b, c]
