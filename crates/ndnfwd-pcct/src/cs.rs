@@ -237,14 +237,10 @@ impl Pcct {
         e.digest = digest;
         e.fresh_until = fresh_until;
         e.key = k;
-        // The victim is the front: it moves to the back through the entry already in hand
-        // (`List::front_to_back` would look it up again), and the new front `v1`, the next
-        // victim, comes out of the move in hand too: its key and next link for the prefetch.
-        let old = e.link;
-        e.link = list.back_link_of_front(old);
-        let next = list
-            .front_moved_to_back(&mut self.cs, v, old.next)
-            .map(|e1| (e1.key, e1.link.next));
+        // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no
+        // link written. The new front `v1` is the next victim (for the prefetch).
+        let v1 = e.link.next;
+        list.rotate(v1);
         if let Some(e) = self.keys.get_live_mut(k) {
             e.cs = v;
         }
@@ -258,8 +254,10 @@ impl Pcct {
             }
         }
         self.counters.evictions += 1;
-        if let Some((k1, v2)) = next.filter(|_| self.prefetch) {
-            self.prefetch_victims(k1, v2);
+        if self.prefetch {
+            if let Some(e1) = self.cs.get(v1) {
+                self.prefetch_victims(e1.key, e1.link.next);
+            }
         }
         Some(v)
     }
@@ -270,8 +268,9 @@ impl Pcct {
     /// one ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one
     /// ago); here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
     /// caches each of those is otherwise a miss in a chain of dependent misses per Data. `v1`
-    /// is the front of T1 (the recycle just moved the old front behind it and read its key and
-    /// next link). A CS entry's key is live, so the keys are read without the occupancy check.
+    /// is the front of T1 (the recycle just rotated the old front behind it); `k1` and `v2` are
+    /// its key and next link. A CS entry's key is live, so the keys are read without the
+    /// occupancy check.
     /// Inlined into the recycle, which runs it for every Data a full CS takes.
     #[inline(always)]
     fn prefetch_victims(&self, k1: u32, v2: u32) {

@@ -12,7 +12,7 @@ use crate::entry::{
     key_hash, CsEntry, Ext, PccEntry, PitEntry, B1, B2, MAX_INDIRECT, MAX_IN_RECORDS,
     MAX_OUT_RECORDS, T1, T2,
 };
-use crate::list::{List, NIL};
+use crate::list::{Ring, NIL};
 use crate::records::{fits_inline, View};
 use crate::token::{Issued, PitToken, GENERATION_MASK};
 use crate::wheel::Wheel;
@@ -126,7 +126,7 @@ pub struct Pcct {
     pub(crate) exts: Arena<Ext>,
     pub(crate) cs: Arena<CsEntry>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
-    pub(crate) lists: [List; 4],
+    pub(crate) lists: [Ring; 4],
     /// ARC's target size of T1.
     pub(crate) arc_p: u32,
     pub(crate) arc_pending: ArcPending,
@@ -183,7 +183,7 @@ impl Pcct {
             pits: Arena::try_with_capacity(cfg.pit_capacity)?,
             exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
             cs: Arena::try_with_capacity(cs_slots)?,
-            lists: [List::EMPTY; 4],
+            lists: [Ring::EMPTY; 4],
             arc_p: 0,
             arc_pending: ArcPending::None,
             cs_bytes: 0,
