@@ -118,9 +118,10 @@ impl Pcct {
     }
 
     /// Puts `d` in the CS under key `k` (the Data name's key), replacing an indirect part and
-    /// refreshing an existing entry or ghost. Returns the CS entry. No eviction happens here,
-    /// except that with `recycle` a full LRU/FIFO CS hands the slot of the entry the
-    /// end-of-Data eviction would remove to the new Data ([`Pcct::cs_recycle`]).
+    /// refreshing an existing entry or ghost, and attaches the CS entry to `k`. Returns the CS
+    /// entry. No eviction happens here, except that with `recycle` a full LRU/FIFO CS hands the
+    /// slot of the entry the end-of-Data eviction would remove to the new Data
+    /// ([`Pcct::cs_recycle`]).
     pub(crate) fn cs_store(
         &mut self,
         now: u64,
@@ -130,11 +131,17 @@ impl Pcct {
         recycle: bool,
     ) -> Option<u32> {
         let e = *self.keys.get_live(k)?;
-        self.cs_store_as(now, k, &e, d, digest, recycle)
+        let c = self.cs_store_as(now, k, &e, d, digest, recycle)?;
+        if let Some(e) = self.keys.get_live_mut(k) {
+            e.cs = c;
+        }
+        Some(c)
     }
 
     /// [`Pcct::cs_store`] for a caller holding a copy of key `k`'s entry whose CS part and
-    /// flags are current (the exact-token Data path read it for the token check).
+    /// flags are current (the exact-token Data path read it for the token check), without the
+    /// attach: the caller sets `k`'s CS part to the entry returned (a direct part: the flags
+    /// carry no [`FLAG_INDIRECT`] any more), in the same access as its other writes to `k`.
     #[inline(always)]
     pub(crate) fn cs_store_as(
         &mut self,
@@ -176,9 +183,23 @@ impl Pcct {
                 return Some(c);
             }
         }
+        self.cs_insert_new(k, d.wire, size, digest, fresh_until)
+    }
+
+    /// [`Pcct::cs_store_as`] into a new CS slot (a CS with room, ARC, or a victim the recycle
+    /// cannot take). Out of line: a full LRU/FIFO CS recycles instead.
+    #[inline(never)]
+    fn cs_insert_new(
+        &mut self,
+        k: u32,
+        wire: &Bytes,
+        size: u32,
+        digest: Option<[u8; 32]>,
+        fresh_until: u64,
+    ) -> Option<u32> {
         // Built in the slot: a CS entry is 112 bytes.
         let c = self.cs.alloc_with(|| CsEntry {
-            data: Some(Bytes::clone(d.wire)),
+            data: Some(Bytes::clone(wire)),
             digest,
             fresh_until,
             link: Link::UNLINKED,
@@ -187,9 +208,6 @@ impl Pcct {
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
         })?;
-        if let Some(e) = self.keys.get_live_mut(k) {
-            e.cs = c;
-        }
         self.cs_bytes += u64::from(size);
         if self.cfg.cs_policy == CsPolicy::Arc {
             self.arc_admit_new(c);
@@ -241,9 +259,6 @@ impl Pcct {
         // link written. The new front `v1` is the next victim (for the prefetch).
         let v1 = e.link.next;
         list.rotate(v1);
-        if let Some(e) = self.keys.get_live_mut(k) {
-            e.cs = v;
-        }
         self.counters.cs_inserts += 1;
         // The victim's key loses its CS part, and is freed if that leaves it empty: one access.
         if let Some(e) = self.keys.get_live_mut(victim_key) {
