@@ -319,4 +319,43 @@ mod tests {
         r.move_to_back(&mut a, ids[1]);
         check_ring(&r, &a, &[ids[2], ids[0], ids[1]]);
     }
+
+    proptest::proptest! {
+        /// Any sequence of ring operations leaves the ring in the order of a plain deque model
+        /// with every link consistent both ways (`check_ring`); `rotate` is the front's
+        /// `move_to_back` without a link written.
+        #[test]
+        fn ring_matches_a_deque(ops in proptest::collection::vec((0u8..4, 0usize..6), 0..64)) {
+            let (mut a, ids) = arena(6);
+            let mut r = Ring::EMPTY;
+            let mut model: std::collections::VecDeque<u32> = Default::default();
+            for (op, x) in ops {
+                let i = ids[x];
+                let on = model.contains(&i);
+                match op {
+                    0 if !on => {
+                        r.push_back(&mut a, i);
+                        model.push_back(i);
+                    }
+                    1 if on => {
+                        r.remove(&mut a, i);
+                        model.retain(|&m| m != i);
+                    }
+                    2 if on => {
+                        r.move_to_back(&mut a, i);
+                        model.retain(|&m| m != i);
+                        model.push_back(i);
+                    }
+                    3 => {
+                        if let Some(f) = r.front() {
+                            r.rotate(a.get(f).unwrap().0.next);
+                            model.rotate_left(1);
+                        }
+                    }
+                    _ => {}
+                }
+                check_ring(&r, &a, &model.iter().copied().collect::<Vec<_>>());
+            }
+        }
+    }
 }
