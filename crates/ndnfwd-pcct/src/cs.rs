@@ -118,9 +118,10 @@ impl Pcct {
     }
 
     /// Puts `d` in the CS under key `k` (the Data name's key), replacing an indirect part and
-    /// refreshing an existing entry or ghost. Returns the CS entry. No eviction happens here,
-    /// except that with `recycle` a full LRU/FIFO CS hands the slot of the entry the
-    /// end-of-Data eviction would remove to the new Data ([`Pcct::cs_recycle`]).
+    /// refreshing an existing entry or ghost, and attaches the CS entry to `k`. Returns the CS
+    /// entry. No eviction happens here, except that with `recycle` a full LRU/FIFO CS hands the
+    /// slot of the entry the end-of-Data eviction would remove to the new Data
+    /// ([`Pcct::cs_recycle`]).
     pub(crate) fn cs_store(
         &mut self,
         now: u64,
@@ -130,11 +131,17 @@ impl Pcct {
         recycle: bool,
     ) -> Option<u32> {
         let e = *self.keys.get_live(k)?;
-        self.cs_store_as(now, k, &e, d, digest, recycle)
+        let c = self.cs_store_as(now, k, &e, d, digest, recycle)?;
+        if let Some(e) = self.keys.get_live_mut(k) {
+            e.cs = c;
+        }
+        Some(c)
     }
 
     /// [`Pcct::cs_store`] for a caller holding a copy of key `k`'s entry whose CS part and
-    /// flags are current (the exact-token Data path read it for the token check).
+    /// flags are current (the exact-token Data path read it for the token check), without the
+    /// attach: the caller sets `k`'s CS part to the entry returned (a direct part: the flags
+    /// carry no [`FLAG_INDIRECT`] any more), in the same access as its other writes to `k`.
     #[inline(always)]
     pub(crate) fn cs_store_as(
         &mut self,
@@ -176,9 +183,23 @@ impl Pcct {
                 return Some(c);
             }
         }
+        self.cs_insert_new(k, d.wire, size, digest, fresh_until)
+    }
+
+    /// [`Pcct::cs_store_as`] into a new CS slot (a CS with room, ARC, or a victim the recycle
+    /// cannot take). Out of line: a full LRU/FIFO CS recycles instead.
+    #[inline(never)]
+    fn cs_insert_new(
+        &mut self,
+        k: u32,
+        wire: &Bytes,
+        size: u32,
+        digest: Option<[u8; 32]>,
+        fresh_until: u64,
+    ) -> Option<u32> {
         // Built in the slot: a CS entry is 112 bytes.
         let c = self.cs.alloc_with(|| CsEntry {
-            data: Some(Bytes::clone(d.wire)),
+            data: Some(Bytes::clone(wire)),
             digest,
             fresh_until,
             link: Link::UNLINKED,
@@ -187,9 +208,6 @@ impl Pcct {
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
         })?;
-        if let Some(e) = self.keys.get_live_mut(k) {
-            e.cs = c;
-        }
         self.cs_bytes += u64::from(size);
         if self.cfg.cs_policy == CsPolicy::Arc {
             self.arc_admit_new(c);
@@ -237,17 +255,10 @@ impl Pcct {
         e.digest = digest;
         e.fresh_until = fresh_until;
         e.key = k;
-        // The victim is the front: it moves to the back through the entry already in hand
-        // (`List::front_to_back` would look it up again), and the new front `v1`, the next
-        // victim, comes out of the move in hand too: its key and next link for the prefetch.
-        let old = e.link;
-        e.link = list.back_link_of_front(old);
-        let next = list
-            .front_moved_to_back(&mut self.cs, v, old.next)
-            .map(|e1| (e1.key, e1.link.next));
-        if let Some(e) = self.keys.get_live_mut(k) {
-            e.cs = v;
-        }
+        // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no
+        // link written. The new front `v1` is the next victim (for the prefetch).
+        let v1 = e.link.next;
+        list.rotate(v1);
         self.counters.cs_inserts += 1;
         // The victim's key loses its CS part, and is freed if that leaves it empty: one access.
         if let Some(e) = self.keys.get_live_mut(victim_key) {
@@ -258,8 +269,10 @@ impl Pcct {
             }
         }
         self.counters.evictions += 1;
-        if let Some((k1, v2)) = next.filter(|_| self.prefetch) {
-            self.prefetch_victims(k1, v2);
+        if self.prefetch {
+            if let Some(e1) = self.cs.get(v1) {
+                self.prefetch_victims(e1.key, e1.link.next);
+            }
         }
         Some(v)
     }
@@ -270,8 +283,9 @@ impl Pcct {
     /// one ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one
     /// ago); here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
     /// caches each of those is otherwise a miss in a chain of dependent misses per Data. `v1`
-    /// is the front of T1 (the recycle just moved the old front behind it and read its key and
-    /// next link). A CS entry's key is live, so the keys are read without the occupancy check.
+    /// is the front of T1 (the recycle just rotated the old front behind it); `k1` and `v2` are
+    /// its key and next link. A CS entry's key is live, so the keys are read without the
+    /// occupancy check.
     /// Inlined into the recycle, which runs it for every Data a full CS takes.
     #[inline(always)]
     fn prefetch_victims(&self, k1: u32, v2: u32) {

@@ -177,7 +177,9 @@ impl Pcct {
     /// not fold `settle_data`'s loops over a one-element list: they cost ~100 instructions.
     /// `e` is the copy of `k`'s entry the token check read: its PIT parts, CS part and flags
     /// are still those of the key (satisfying the parts changes only `pit`), so the key is
-    /// not read again, neither here nor by the CS insert.
+    /// not read again, neither here nor by the CS insert. The usual single part is released
+    /// without touching the key ([`Pcct::satisfy_exact`]); the key's parts are cleared and its
+    /// CS part attached in one access at the end (the table sees no delete and no insert).
     #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus the token's key
     #[inline(always)]
     fn settle_exact(
@@ -194,22 +196,28 @@ impl Pcct {
         let [p0, p1] = e.pit;
         // Usually one part is pending: NIL is `u32::MAX`, so the smaller index is that part.
         let parts = if p0 == NIL || p1 == NIL {
-            u32::from(self.satisfy_all(now, p0.min(p1), in_face, start, out))
+            u32::from(self.satisfy_exact(now, p0.min(p1), e.digest(), in_face, start, out))
         } else {
             self.satisfy_both(now, p0, p1, in_face, start, out)
         };
         let solicited = parts > 0;
         self.counters.unsolicited += u64::from(!solicited);
-        let mut cached = false;
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
-        if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
-            cached = self.cs_store_as(now, k, e, d, d.digest, true).is_some();
-            if !cached {
-                self.maybe_free_key(k);
-            }
-            self.counters.unsolicited_cached += u64::from(cached && !solicited);
+        let c = if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
+            self.cs_store_as(now, k, e, d, d.digest, true)
         } else {
-            self.maybe_free_key(k);
+            None
+        };
+        let cached = c.is_some();
+        self.counters.unsolicited_cached += u64::from(cached && !solicited);
+        if let Some(key) = self.keys.get_live_mut(k) {
+            key.pit = [NIL; 2];
+            if let Some(c) = c {
+                key.cs = c;
+            } else if key.is_empty() {
+                let hash = key.hash();
+                self.free_key(k, hash);
+            }
         }
         self.cs_evict();
         DataOutcome {
@@ -219,6 +227,29 @@ impl Pcct {
             unsolicited: !solicited,
             via_token: true,
         }
+    }
+
+    /// [`Pcct::satisfy_all`] for the one pending part `p` of the exact-token Data's key (a
+    /// digest name's key if `digest`): the part is released ([`Pcct::release_part`]) but its
+    /// key is left to the caller, which clears the key's parts in the access that attaches the
+    /// CS part.
+    #[inline(always)]
+    fn satisfy_exact(
+        &mut self,
+        now: u64,
+        p: u32,
+        digest: bool,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> bool {
+        let Some(any) = self.push_part_records(now, p, in_face, start, out) else {
+            return false;
+        };
+        self.release_part(p);
+        self.digest_pending -= u32::from(digest);
+        self.counters.satisfied += 1;
+        any
     }
 
     /// Both PIT parts of an exact match (MustBeFresh 0, then 1), satisfied whole: how many
@@ -425,10 +456,9 @@ impl Pcct {
         any
     }
 
-    /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record:
-    /// the records are read in the order the general loop removes them (last first) and the
-    /// part is freed whole, without moving records it is about to free. Inlined with the part's
-    /// release ([`Pcct::free_part_inline`]): the exact-token path runs it for every Data.
+    /// [`Pcct::satisfy_part`] for an exact or digest match, which satisfies every in-record
+    /// ([`Pcct::push_part_records`]) and frees the part whole, without moving records it is
+    /// about to free. Inlined with the part's release ([`Pcct::free_part_inline`]).
     #[inline(always)]
     fn satisfy_all(
         &mut self,
@@ -438,9 +468,27 @@ impl Pcct {
         start: usize,
         out: &mut Vec<Downstream>,
     ) -> bool {
-        let Some(e) = self.pits.get_live(p) else {
+        let Some(any) = self.push_part_records(now, p, in_face, start, out) else {
             return false;
         };
+        self.free_part_inline(p);
+        self.counters.satisfied += 1;
+        any
+    }
+
+    /// Appends every in-record of part `p` to the downstreams `out[start..]`
+    /// ([`push_satisfied`]), in the order the general loop removes them (last first). Whether
+    /// the part had any in-record; `None` when `p` is not a part.
+    #[inline(always)]
+    fn push_part_records(
+        &self,
+        now: u64,
+        p: u32,
+        in_face: FaceId,
+        start: usize,
+        out: &mut Vec<Downstream>,
+    ) -> Option<bool> {
+        let e = self.pits.get_live(p)?;
         let n = usize::from(e.n_in);
         match e.ins.get(..n) {
             // Every record inline, the usual entry: the same records in the same order as the
@@ -457,9 +505,7 @@ impl Pcct {
                 }
             }
         }
-        self.free_part_inline(p);
-        self.counters.satisfied += 1;
-        n > 0
+        Some(n > 0)
     }
 }
 

@@ -1,5 +1,12 @@
 //! Intrusive doubly linked lists threaded through arena entries by `u32` index: O(1) push,
-//! remove and move, no allocation. Used by the CS policy lists and the timer-wheel slots.
+//! remove and move, no allocation. Two shapes:
+//!
+//! - [`List`]: linear (the ends link to [`NIL`]), head and tail held by the list. The
+//!   timer-wheel slots: pushed at the back, walked front to back until `NIL`.
+//! - [`Ring`]: circular (the back's `next` is the front, the front's `prev` the back), only
+//!   the front held by the list. The CS policy lists: their hottest step, a full LRU/FIFO CS
+//!   handing its front entry to a new Data at the back, is a rotation, and a rotation of a
+//!   ring writes no entry at all (the front moves one step; [`Ring::rotate`]).
 
 use ndnfwd_table::Arena;
 
@@ -33,7 +40,7 @@ pub(crate) trait Linked: Sized {
     }
 }
 
-/// Head, tail and length of one list. Front is the oldest (LRU / FIFO head).
+/// Head, tail and length of one linear list. Front is the oldest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct List {
     head: u32,
@@ -47,10 +54,6 @@ impl List {
         tail: NIL,
         len: 0,
     };
-
-    pub(crate) fn len(&self) -> u32 {
-        self.len
-    }
 
     pub(crate) fn front(&self) -> Option<u32> {
         (self.head != NIL).then_some(self.head)
@@ -90,70 +93,97 @@ impl List {
         }
         self.len -= 1;
     }
+}
 
-    /// Moves `i` (on this list) to the back.
-    pub(crate) fn move_to_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
-        if self.tail == i {
-            return;
-        }
-        if self.head != i {
-            self.remove(arena, i);
-            self.push_back(arena, i);
-            return;
-        }
-        self.front_to_back(arena);
+/// Front and length of one circular list (see the module docs). Front is the oldest (LRU /
+/// FIFO head); the back is the front's `prev`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ring {
+    head: u32,
+    len: u32,
+}
+
+impl Ring {
+    pub(crate) const EMPTY: Self = Self { head: NIL, len: 0 };
+
+    pub(crate) fn len(&self) -> u32 {
+        self.len
     }
 
-    /// Moves the front entry to the back (a CS refresh of the LRU entry): three entries
-    /// change, not five. Nothing happens to an empty list or one of a single entry.
-    #[inline]
-    pub(crate) fn front_to_back<T: Linked>(&mut self, arena: &mut Arena<T>) {
-        let i = self.head;
+    pub(crate) fn front(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+
+    /// Appends `i` (which must not be on any list) at the back: between the back and the front
+    /// (an empty ring's `i` is its own neighbour both ways).
+    pub(crate) fn push_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        let head = self.head;
+        let (back, front) = match T::entry_mut(arena, head) {
+            Some(h) => (h.link().prev, head),
+            None => (i, i),
+        };
         let Some(e) = T::entry_mut(arena, i) else {
             return;
         };
-        let old = e.link();
-        *e.link_mut() = self.back_link_of_front(old);
-        self.front_moved_to_back(arena, i, old.next);
+        *e.link_mut() = Link {
+            prev: back,
+            next: front,
+        };
+        if let Some(f) = T::entry_mut(arena, front) {
+            f.link_mut().prev = i;
+        }
+        if let Some(b) = T::entry_mut(arena, back) {
+            b.link_mut().next = i;
+        }
+        if head == NIL {
+            self.head = i;
+        }
+        self.len += 1;
     }
 
-    /// The first half of [`List::front_to_back`] for a caller holding the front entry: the link
-    /// it must store in that entry once moved to the back (unchanged for a list of one entry).
-    /// The caller then calls [`List::front_moved_to_back`] with the front's old `next`; the
-    /// front entry is never looked up by the list. Three entries change, the front one by the
-    /// caller.
-    pub(crate) fn back_link_of_front(&self, old: Link) -> Link {
-        if self.tail == self.head {
-            return old;
+    /// Unlinks `i`, which must be on this ring.
+    pub(crate) fn remove<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        let Some(e) = T::entry_mut(arena, i) else {
+            return;
+        };
+        let Link { prev, next } = e.link();
+        *e.link_mut() = Link::UNLINKED;
+        self.len -= 1;
+        if next == i {
+            self.head = NIL; // it was alone
+            return;
         }
-        Link {
-            prev: self.tail,
-            next: NIL,
+        if let Some(p) = T::entry_mut(arena, prev) {
+            p.link_mut().next = next;
+        }
+        if let Some(n) = T::entry_mut(arena, next) {
+            n.link_mut().prev = prev;
+        }
+        if self.head == i {
+            self.head = next;
         }
     }
 
-    /// The second half of the move started by [`List::back_link_of_front`]: relinks the
-    /// neighbours of front entry `head`, whose old next link was `next`, and returns the new
-    /// front's entry, already in hand (`None` for a list of one entry, whose front stays `head`).
+    /// Moves `i` (on this ring) to the back. The front's move is a [`Ring::rotate`] (no entry
+    /// written); the back stays; any other entry is unlinked and relinked before the front.
+    pub(crate) fn move_to_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
+        let Some(next) = T::entry_mut(arena, i).map(|e| e.link().next) else {
+            return;
+        };
+        if i == self.head {
+            self.rotate(next);
+        } else if next != self.head {
+            self.remove(arena, i);
+            self.push_back(arena, i);
+        }
+    }
+
+    /// Moves the front to the back, given the front's `next` link (read by the caller, who
+    /// holds the front entry): the ring's order is unchanged, only its front moves one step,
+    /// so no entry is written. Nothing changes for a ring of one entry (its `next` is itself).
     #[inline(always)]
-    pub(crate) fn front_moved_to_back<'a, T: Linked>(
-        &mut self,
-        arena: &'a mut Arena<T>,
-        head: u32,
-        next: u32,
-    ) -> Option<&'a mut T> {
-        debug_assert_eq!(head, self.head);
-        if self.tail == head {
-            return None;
-        }
-        if let Some(t) = T::entry_mut(arena, self.tail) {
-            t.link_mut().next = head;
-        }
-        self.head = next;
-        self.tail = head;
-        let n = T::entry_mut(arena, next)?;
-        n.link_mut().prev = NIL;
-        Some(n)
+    pub(crate) fn rotate(&mut self, front_next: u32) {
+        self.head = front_next;
     }
 
     /// Indices front to back.
@@ -162,7 +192,12 @@ impl List {
         arena: &'a Arena<T>,
     ) -> impl Iterator<Item = u32> + 'a {
         let mut at = self.head;
+        let mut left = self.len;
         core::iter::from_fn(move || {
+            if left == 0 {
+                return None;
+            }
+            left -= 1;
             let i = at;
             at = arena.get(i)?.link().next;
             Some(i)
@@ -184,66 +219,143 @@ mod tests {
         }
     }
 
-    #[test]
-    fn push_remove_move() {
+    fn arena(n: usize) -> (Arena<N>, Vec<u32>) {
         let mut a: Arena<N> = Arena::with_capacity(8);
-        let ids: Vec<u32> = (0..4)
+        let ids = (0..n)
             .map(|_| a.alloc(N(Link::UNLINKED)).ok().unwrap())
             .collect();
+        (a, ids)
+    }
+
+    /// The linear list's order, front to back by `next` until `NIL`.
+    fn order(l: &List, a: &Arena<N>) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut at = l.front();
+        while let Some(i) = at {
+            v.push(i);
+            at = a.get(i).map(|n| n.0.next).filter(|&n| n != NIL);
+        }
+        v
+    }
+
+    #[test]
+    fn list_push_remove() {
+        let (mut a, ids) = arena(4);
         let mut l = List::EMPTY;
         for &i in &ids {
             l.push_back(&mut a, i);
         }
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), ids);
+        assert_eq!(order(&l, &a), ids);
         l.remove(&mut a, ids[0]);
         l.remove(&mut a, ids[2]);
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3]]);
-        l.move_to_back(&mut a, ids[1]);
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[3], ids[1]]);
+        assert_eq!(order(&l, &a), vec![ids[1], ids[3]]);
+        assert_eq!(a.get(ids[1]).map(|n| n.0.prev), Some(NIL), "front");
+        assert_eq!(a.get(ids[3]).map(|n| n.0.next), Some(NIL), "back");
         l.push_back(&mut a, ids[0]);
-        l.move_to_back(&mut a, ids[3]); // front to back
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[0], ids[3]]);
-        assert_eq!(
-            a.get(ids[1]).map(|n| n.0.prev),
-            Some(NIL),
-            "new head has no prev"
-        );
-        l.move_to_back(&mut a, ids[0]); // middle to back
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[3], ids[0]]);
-        l.remove(&mut a, ids[0]);
-        l.move_to_back(&mut a, ids[1]); // front to back of two
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[3], ids[1]]);
-        assert_eq!(l.front(), Some(ids[3]));
-        assert_eq!(l.len(), 2);
-        l.remove(&mut a, ids[3]);
-        l.remove(&mut a, ids[1]);
+        assert_eq!(order(&l, &a), vec![ids[1], ids[3], ids[0]]);
+        for &i in &[ids[3], ids[1], ids[0]] {
+            l.remove(&mut a, i);
+        }
         assert_eq!(l, List::EMPTY);
     }
 
+    /// Every link of a ring agrees with its order both ways, and the order is `want`.
+    fn check_ring(r: &Ring, a: &Arena<N>, want: &[u32]) {
+        assert_eq!(r.iter(a).collect::<Vec<_>>(), want);
+        assert_eq!(r.len() as usize, want.len());
+        assert_eq!(r.front(), want.first().copied());
+        for (k, &i) in want.iter().enumerate() {
+            let l = a.get(i).unwrap().0;
+            assert_eq!(l.next, want[(k + 1) % want.len()], "next of {i}");
+            assert_eq!(
+                l.prev,
+                want[(k + want.len() - 1) % want.len()],
+                "prev of {i}"
+            );
+        }
+    }
+
     #[test]
-    fn front_to_back_rotates() {
-        let mut a: Arena<N> = Arena::with_capacity(4);
-        let ids: Vec<u32> = (0..3)
-            .map(|_| a.alloc(N(Link::UNLINKED)).ok().unwrap())
-            .collect();
-        let mut l = List::EMPTY;
-        l.front_to_back(&mut a);
-        assert_eq!(l, List::EMPTY, "empty list unchanged");
-        l.push_back(&mut a, ids[0]);
-        l.front_to_back(&mut a);
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[0]], "one entry");
-        l.push_back(&mut a, ids[1]);
-        l.push_back(&mut a, ids[2]);
-        l.front_to_back(&mut a);
-        assert_eq!(l.iter(&a).collect::<Vec<_>>(), vec![ids[1], ids[2], ids[0]]);
-        assert_eq!(a.get(ids[1]).map(|n| n.0.prev), Some(NIL));
-        assert_eq!(
-            a.get(ids[0]).map(|n| n.0),
-            Some(Link {
-                prev: ids[2],
-                next: NIL
-            })
-        );
-        assert_eq!(l.len(), 3);
+    fn ring_push_remove_move() {
+        let (mut a, ids) = arena(4);
+        let mut r = Ring::EMPTY;
+        check_ring(&r, &a, &[]);
+        for (k, &i) in ids.iter().enumerate() {
+            r.push_back(&mut a, i);
+            check_ring(&r, &a, &ids[..=k]);
+        }
+        r.remove(&mut a, ids[0]); // front
+        r.remove(&mut a, ids[2]); // middle
+        check_ring(&r, &a, &[ids[1], ids[3]]);
+        assert_eq!(a.get(ids[0]).map(|n| n.0), Some(Link::UNLINKED));
+        r.move_to_back(&mut a, ids[1]); // front of two
+        check_ring(&r, &a, &[ids[3], ids[1]]);
+        r.push_back(&mut a, ids[0]);
+        r.move_to_back(&mut a, ids[0]); // back: stays
+        check_ring(&r, &a, &[ids[3], ids[1], ids[0]]);
+        r.move_to_back(&mut a, ids[1]); // middle
+        check_ring(&r, &a, &[ids[3], ids[0], ids[1]]);
+        r.remove(&mut a, ids[1]); // back
+        check_ring(&r, &a, &[ids[3], ids[0]]);
+        r.remove(&mut a, ids[3]);
+        check_ring(&r, &a, &[ids[0]]);
+        r.move_to_back(&mut a, ids[0]); // alone
+        check_ring(&r, &a, &[ids[0]]);
+        r.remove(&mut a, ids[0]);
+        assert_eq!(r, Ring::EMPTY);
+    }
+
+    #[test]
+    fn ring_rotate_moves_the_front_to_the_back() {
+        let (mut a, ids) = arena(3);
+        let mut r = Ring::EMPTY;
+        r.push_back(&mut a, ids[0]);
+        r.rotate(a.get(ids[0]).unwrap().0.next);
+        check_ring(&r, &a, &[ids[0]]);
+        r.push_back(&mut a, ids[1]);
+        r.push_back(&mut a, ids[2]);
+        r.rotate(a.get(ids[0]).unwrap().0.next);
+        check_ring(&r, &a, &[ids[1], ids[2], ids[0]]);
+        r.move_to_back(&mut a, ids[1]);
+        check_ring(&r, &a, &[ids[2], ids[0], ids[1]]);
+    }
+
+    proptest::proptest! {
+        /// Any sequence of ring operations leaves the ring in the order of a plain deque model
+        /// with every link consistent both ways (`check_ring`); `rotate` is the front's
+        /// `move_to_back` without a link written.
+        #[test]
+        fn ring_matches_a_deque(ops in proptest::collection::vec((0u8..4, 0usize..6), 0..64)) {
+            let (mut a, ids) = arena(6);
+            let mut r = Ring::EMPTY;
+            let mut model: std::collections::VecDeque<u32> = Default::default();
+            for (op, x) in ops {
+                let i = ids[x];
+                let on = model.contains(&i);
+                match op {
+                    0 if !on => {
+                        r.push_back(&mut a, i);
+                        model.push_back(i);
+                    }
+                    1 if on => {
+                        r.remove(&mut a, i);
+                        model.retain(|&m| m != i);
+                    }
+                    2 if on => {
+                        r.move_to_back(&mut a, i);
+                        model.retain(|&m| m != i);
+                        model.push_back(i);
+                    }
+                    3 => {
+                        if let Some(f) = r.front() {
+                            r.rotate(a.get(f).unwrap().0.next);
+                            model.rotate_left(1);
+                        }
+                    }
+                    _ => {}
+                }
+                check_ring(&r, &a, &model.iter().copied().collect::<Vec<_>>());
+            }
+        }
     }
 }

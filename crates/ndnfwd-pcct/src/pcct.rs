@@ -12,7 +12,7 @@ use crate::entry::{
     key_hash, CsEntry, Ext, PccEntry, PitEntry, B1, B2, MAX_INDIRECT, MAX_IN_RECORDS,
     MAX_OUT_RECORDS, T1, T2,
 };
-use crate::list::{List, NIL};
+use crate::list::{Ring, NIL};
 use crate::records::{fits_inline, View};
 use crate::token::{Issued, PitToken, GENERATION_MASK};
 use crate::wheel::Wheel;
@@ -126,7 +126,7 @@ pub struct Pcct {
     pub(crate) exts: Arena<Ext>,
     pub(crate) cs: Arena<CsEntry>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
-    pub(crate) lists: [List; 4],
+    pub(crate) lists: [Ring; 4],
     /// ARC's target size of T1.
     pub(crate) arc_p: u32,
     pub(crate) arc_pending: ArcPending,
@@ -183,7 +183,7 @@ impl Pcct {
             pits: Arena::try_with_capacity(cfg.pit_capacity)?,
             exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
             cs: Arena::try_with_capacity(cs_slots)?,
-            lists: [List::EMPTY; 4],
+            lists: [Ring::EMPTY; 4],
             arc_p: 0,
             arc_pending: ArcPending::None,
             cs_bytes: 0,
@@ -421,10 +421,26 @@ impl Pcct {
     }
 
     /// [`Pcct::free_part`] inlined into its caller, for the Data path, which frees the part of
-    /// nearly every Data it satisfies. One read of the entry gives its timer slot and the
-    /// bookkeeping fields (the timer's cancel read it a second time).
+    /// nearly every Data it satisfies: [`Pcct::release_part`], then the key's part cleared.
     #[inline(always)]
     pub(crate) fn free_part_inline(&mut self, p: u32) -> Option<u32> {
+        let (key_index, must_be_fresh) = self.release_part(p)?;
+        let key = self.keys.get_live_mut(key_index)?;
+        if key.digest() {
+            self.digest_pending -= 1;
+        }
+        key.pit[usize::from(must_be_fresh)] = NIL;
+        Some(key_index)
+    }
+
+    /// The part's half of [`Pcct::free_part`]: timer, extension block, part slot and counters.
+    /// Returns the part's key and MustBeFresh; the key still names the part, and the caller
+    /// clears it (and counts `digest_pending` down for a digest key). One read of the entry
+    /// gives its timer slot and the bookkeeping fields (the timer's cancel read it a second
+    /// time). For the exact-token Data, which clears its key's parts in the same access that
+    /// attaches the CS part.
+    #[inline(always)]
+    pub(crate) fn release_part(&mut self, p: u32) -> Option<(u32, bool)> {
         // Only the bookkeeping fields are needed, not a copy of the whole entry.
         let e = self.pits.get_live_mut(p)?;
         let slot = core::mem::replace(&mut e.slot, NIL);
@@ -440,12 +456,7 @@ impl Pcct {
         if n_cbp > 0 {
             self.cbp_pending -= 1;
         }
-        let key = self.keys.get_live_mut(key_index)?;
-        if key.digest() {
-            self.digest_pending -= 1;
-        }
-        key.pit[usize::from(must_be_fresh)] = NIL;
-        Some(key_index)
+        Some((key_index, must_be_fresh))
     }
 
     // ----- read-only views -----
