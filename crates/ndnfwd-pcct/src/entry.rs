@@ -2,10 +2,17 @@
 //!
 //! ```text
 //! BucketTable --index--> PccEntry (48 B): key (name id, forwarding hint), which parts it holds
-//!                           |-- pit[0] (MustBeFresh=0) --> PitEntry (368 B): 4 in- + 4 out-records
-//!                           |-- pit[1] (MustBeFresh=1) --> PitEntry         `-- ext --> Ext (pool)
+//!                           |-- pit[0] (MustBeFresh=0) --> PitEntry (128 B): 1 in- + 1 out-record
+//!                           |-- pit[1] (MustBeFresh=1) --> PitEntry  `-- tail --> Tail (248 B):
+//!                           |                                 3 + 3 more `-- ext --> Ext (pool)
 //!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (112 B) --> Bytes
 //! ```
+//!
+//! A PIT entry is two cache lines, aligned: its first in-record, first out-record and every
+//! bookkeeping field. That is all a new Interest forwarded to one upstream writes, and all the
+//! Data that satisfies it reads. An entry with a second downstream or upstream takes a tail
+//! block (records 2 to 4; one per entry at most, so that pool is sized to the PIT and never
+//! runs out), and past four, an extension block from the bounded pool, as before.
 //!
 //! The `PccEntry` is what one hash lookup returns; its `pit` and `cs` fields are the flag of
 //! seed 000 §2.4 that tells PIT from CS without a second lookup. When Data satisfies a PIT entry
@@ -22,10 +29,18 @@ use ndn_packet::LpToken;
 use ndn_packet::NackReason;
 use ndnfwd_table::Arena;
 
-/// In-records stored inside a PIT entry.
-pub const IN_INLINE: usize = 4;
-/// Out-records stored inside a PIT entry.
-pub const OUT_INLINE: usize = 4;
+/// In-records stored in a PIT entry itself.
+pub const IN_HEAD: usize = 1;
+/// Out-records stored in a PIT entry itself.
+pub const OUT_HEAD: usize = 1;
+/// In-records in a PIT entry's tail block.
+pub const IN_TAIL: usize = 3;
+/// Out-records in a PIT entry's tail block.
+pub const OUT_TAIL: usize = 3;
+/// In-records a PIT entry holds without an extension block (its own and its tail's).
+pub const IN_INLINE: usize = IN_HEAD + IN_TAIL;
+/// Out-records a PIT entry holds without an extension block (its own and its tail's).
+pub const OUT_INLINE: usize = OUT_HEAD + OUT_TAIL;
 /// In-records in one extension block.
 pub const IN_EXT: usize = 12;
 /// Out-records in one extension block.
@@ -39,8 +54,9 @@ pub const MAX_INDIRECT: usize = 4;
 
 /// Upper bound of `size_of::<PccEntry>()` (48 bytes on 64-bit targets).
 pub const PCC_ENTRY_BYTES: usize = 48;
-/// Upper bound of `size_of::<PitEntry>()` (368 bytes on 64-bit targets; six cache lines).
-pub const PIT_ENTRY_BYTES: usize = 384;
+/// Upper bound of `size_of::<PitEntry>()` (128 bytes on 64-bit targets: two cache lines; a
+/// tail block of 248 bytes is reserved beside each).
+pub const PIT_ENTRY_BYTES: usize = 128;
 /// Upper bound of `size_of::<CsEntry>()`, payload excluded (112 bytes on 64-bit targets).
 pub const CS_ENTRY_BYTES: usize = 128;
 
@@ -188,11 +204,13 @@ impl OutRecord {
     }
 }
 
-/// A PIT entry. Cache lines: records first (the Data path reads in-records), bookkeeping last.
+/// A PIT entry: its first records and all its bookkeeping in two aligned cache lines (the
+/// fields add up to exactly 128 bytes). Records past the first live in the tail block.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct PitEntry {
-    pub(crate) ins: [InRecord; IN_INLINE],
-    pub(crate) outs: [OutRecord; OUT_INLINE],
+    pub(crate) ins: [InRecord; IN_HEAD],
+    pub(crate) outs: [OutRecord; OUT_HEAD],
     /// When the last in-record expires (max over in-records).
     pub(crate) expiry: u64,
     /// Last time an out-record was written.
@@ -205,8 +223,8 @@ pub(crate) struct PitEntry {
     pub(crate) slot: u32,
     /// Owning PCC entry.
     pub(crate) key: u32,
-    /// Extension block in the shared pool, [`NIL`] when none.
-    pub(crate) ext: u32,
+    /// Tail block (records 2 to 4), [`NIL`] when none.
+    pub(crate) tail: u32,
     pub(crate) n_in: u8,
     pub(crate) n_out: u8,
     /// In-records with CanBePrefix.
@@ -217,15 +235,15 @@ pub(crate) struct PitEntry {
 impl PitEntry {
     pub(crate) fn new(key: u32, must_be_fresh: bool, suppress: u64) -> Self {
         Self {
-            ins: [InRecord::EMPTY; IN_INLINE],
-            outs: [OutRecord::EMPTY; OUT_INLINE],
+            ins: [InRecord::EMPTY; IN_HEAD],
+            outs: [OutRecord::EMPTY; OUT_HEAD],
             expiry: 0,
             last_tx: 0,
             suppress,
             link: Link::UNLINKED,
             slot: NIL,
             key,
-            ext: NIL,
+            tail: NIL,
             n_in: 0,
             n_out: 0,
             n_cbp: 0,
@@ -238,7 +256,7 @@ impl PitEntry {
     /// Turns a recycled slot (see `Arena::alloc_reuse`) into a new entry with one in-record
     /// `first`: every field is written except the records past `n_in` / `n_out`, which nothing
     /// reads before it writes them (all record access is bounded by the counts). That is 21
-    /// stores instead of building 368 bytes and copying them in.
+    /// stores instead of building 128 bytes and copying them in.
     pub(crate) fn restart(
         &mut self,
         key: u32,
@@ -255,7 +273,7 @@ impl PitEntry {
         self.link = Link::UNLINKED;
         self.slot = NIL;
         self.key = key;
-        self.ext = NIL;
+        self.tail = NIL;
         self.n_in = 1;
         self.n_out = 0;
         self.n_cbp = u8::from(first.can_be_prefix());
@@ -273,6 +291,24 @@ impl Linked for PitEntry {
     fn entry_mut(arena: &mut Arena<Self>, i: u32) -> Option<&mut Self> {
         arena.get_live_mut(i)
     }
+}
+
+/// Records 2 to 4 of a PIT entry with more than one downstream or upstream (248 B; one per
+/// PIT slot is reserved, so attaching one never fails).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tail {
+    pub(crate) ins: [InRecord; IN_TAIL],
+    pub(crate) outs: [OutRecord; OUT_TAIL],
+    /// Extension block in the shared pool, [`NIL`] when none.
+    pub(crate) ext: u32,
+}
+
+impl Tail {
+    pub(crate) const EMPTY: Self = Self {
+        ins: [InRecord::EMPTY; IN_TAIL],
+        outs: [OutRecord::EMPTY; OUT_TAIL],
+        ext: NIL,
+    };
 }
 
 /// Extra records for a PIT entry with many downstreams or upstreams (bounded pool, 960 B).
@@ -328,6 +364,7 @@ const _: () = assert!(size_of::<PccEntry>() <= PCC_ENTRY_BYTES);
 const _: () = assert!(size_of::<InRecord>() == 56);
 const _: () = assert!(size_of::<OutRecord>() == 24);
 const _: () = assert!(size_of::<PitEntry>() <= PIT_ENTRY_BYTES);
+const _: () = assert!(core::mem::align_of::<PitEntry>() == 64);
 const _: () = assert!(size_of::<CsEntry>() <= CS_ENTRY_BYTES);
 const _: () = assert!(MAX_IN_RECORDS <= u8::MAX as usize && MAX_OUT_RECORDS <= u8::MAX as usize);
 
@@ -341,7 +378,8 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn documented_sizes() {
         assert_eq!(size_of::<PccEntry>(), 48);
-        assert_eq!(size_of::<PitEntry>(), 368);
+        assert_eq!(size_of::<PitEntry>(), 128);
+        assert_eq!(size_of::<Tail>(), 248);
         assert_eq!(size_of::<CsEntry>(), 112);
         assert_eq!(size_of::<Ext>(), 960);
     }

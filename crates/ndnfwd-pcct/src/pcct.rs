@@ -9,11 +9,11 @@ use crate::api::{Counters, DataInfo, InterestInfo, PitHandle};
 use crate::config::{CsPolicy, PcctConfig};
 use crate::cs::ArcPending;
 use crate::entry::{
-    key_hash, CsEntry, Ext, PccEntry, PitEntry, B1, B2, MAX_INDIRECT, MAX_IN_RECORDS,
-    MAX_OUT_RECORDS, T1, T2,
+    key_hash, CsEntry, Ext, PccEntry, PitEntry, Tail, B1, B2, IN_INLINE, MAX_INDIRECT,
+    MAX_IN_RECORDS, MAX_OUT_RECORDS, OUT_INLINE, T1, T2,
 };
 use crate::list::{Ring, NIL};
-use crate::records::{fits_inline, View};
+use crate::records::{fits_head, Pools, View};
 use crate::token::{Issued, PitToken, GENERATION_MASK};
 use crate::wheel::Wheel;
 use ndn_packet::LpToken;
@@ -123,7 +123,8 @@ pub struct Pcct {
     /// Generation of each key slot, bumped when the slot is freed.
     pub(crate) gens: ZeroedSlice<u32>,
     pub(crate) pits: Arena<PitEntry>,
-    pub(crate) exts: Arena<Ext>,
+    /// The PIT entries' records past their own: tail blocks and extension blocks.
+    pub(crate) exts: Pools,
     pub(crate) cs: Arena<CsEntry>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
     pub(crate) lists: [Ring; 4],
@@ -181,7 +182,10 @@ impl Pcct {
             keys: Arena::try_with_capacity(key_slots)?,
             gens: ZeroedSlice::new(key_slots as usize)?,
             pits: Arena::try_with_capacity(cfg.pit_capacity)?,
-            exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
+            exts: Pools {
+                tails: Arena::try_with_capacity(cfg.pit_capacity)?,
+                exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
+            },
             cs: Arena::try_with_capacity(cs_slots)?,
             lists: [Ring::EMPTY; 4],
             arc_p: 0,
@@ -362,29 +366,43 @@ impl Pcct {
 
     // ----- PIT part bookkeeping -----
 
-    /// Makes room for one more in- (or out-) record of part `p`, attaching an extension block
-    /// when the inline records are used up. False when the entry or the pool is full.
+    /// Makes room for one more in- (or out-) record of part `p`, attaching a tail block when
+    /// the entry's own records are used up and an extension block when the tail's are too.
+    /// False when the entry or the extension pool is full.
     pub(crate) fn reserve_record(&mut self, p: u32, out: bool) -> bool {
         let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
-        let (n, max) = if out {
-            (e.n_out, MAX_OUT_RECORDS)
+        let (n, inline, max) = if out {
+            (e.n_out, OUT_INLINE, MAX_OUT_RECORDS)
         } else {
-            (e.n_in, MAX_IN_RECORDS)
+            (e.n_in, IN_INLINE, MAX_IN_RECORDS)
         };
-        if fits_inline(n, out) {
+        if fits_head(n, out) {
             return true;
         }
         if usize::from(n) >= max {
             return false;
         }
-        if e.ext != NIL {
+        if e.tail == NIL {
+            // One tail per PIT slot is reserved: this fails only if that count is wrong.
+            match self.exts.tails.alloc(Tail::EMPTY) {
+                Ok(t) => e.tail = t,
+                Err(_) => return false,
+            }
+        }
+        if usize::from(n) < inline {
             return true;
         }
-        match self.exts.alloc(Ext::EMPTY) {
+        let Some(tail) = self.exts.tails.get_live_mut(e.tail) else {
+            return false;
+        };
+        if tail.ext != NIL {
+            return true;
+        }
+        match self.exts.exts.alloc(Ext::EMPTY) {
             Ok(x) => {
-                e.ext = x;
+                tail.ext = x;
                 true
             }
             Err(_) => false,
@@ -414,7 +432,7 @@ impl Pcct {
         }
     }
 
-    /// Frees PIT part `p` (timer, extension block, part slot) and returns its key, which the
+    /// Frees PIT part `p` (timer, tail and extension block, part slot) and returns its key, which the
     /// caller frees with [`Pcct::maybe_free_key`] once done with it.
     pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
         self.free_part_inline(p)
@@ -444,14 +462,14 @@ impl Pcct {
         // Only the bookkeeping fields are needed, not a copy of the whole entry.
         let e = self.pits.get_live_mut(p)?;
         let slot = core::mem::replace(&mut e.slot, NIL);
-        let (ext, n_cbp, key_index, must_be_fresh) = (e.ext, e.n_cbp, e.key, e.must_be_fresh);
+        let (tail, n_cbp, key_index, must_be_fresh) = (e.tail, e.n_cbp, e.key, e.must_be_fresh);
         self.wheel.unlink(&mut self.pits, p, slot);
         self.pits.free(p);
         if self.issued.part == p {
             self.issued.part = NIL;
         }
-        if ext != NIL {
-            self.exts.free(ext);
+        if tail != NIL {
+            self.exts.free_tail(tail);
         }
         if n_cbp > 0 {
             self.cbp_pending -= 1;

@@ -307,10 +307,10 @@ impl Pcct {
         };
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
         e.last_tx = e.last_tx.max(now);
-        // A new entry (no out-record, no extension block: the usual case) takes the first
-        // inline slot, written field by field rather than through a record built aside; what
-        // `put_out_inline` would do with no record to search.
-        if e.n_out == 0 && e.ext == NIL {
+        // A new entry (no out-record: the usual case) takes the entry's own slot, written
+        // field by field rather than through a record built aside; what `put_out_inline`
+        // would do with no record to search.
+        if e.n_out == 0 {
             if let Some(r) = e.outs.first_mut() {
                 r.sent = now;
                 r.face = face;
@@ -327,15 +327,15 @@ impl Pcct {
             nonce,
             ..OutRecord::EMPTY
         };
-        // Otherwise, usually a free or matching inline slot: no view of the extension pool
-        // needed.
+        // Otherwise, with no tail block, the entry's own record if it is toward `face`: no
+        // view of the pools needed.
         if put_out_inline(e, rec) {
             return Ok(());
         }
         self.record_out_ext(p, rec)
     }
 
-    /// [`Pcct::record_out`] through the extension block: out of line, so the inline case
+    /// [`Pcct::record_out`] through the tail or extension block: out of line, so the inline case
     /// above needs no large stack frame.
     #[inline(never)]
     fn record_out_ext(&mut self, p: u32, rec: OutRecord) -> Result<(), RecordError> {
@@ -348,7 +348,7 @@ impl Pcct {
             }
             return Ok(());
         }
-        // The extension block may already be attached.
+        // The tail or extension block may already be attached.
         if recs.push_out(rec) {
             return Ok(());
         }
@@ -548,9 +548,9 @@ mod tests {
     use crate::config::PcctConfig;
     use ndn_packet::{LpToken, Name, NameHasher, PrefixHashes, SipVariant};
 
-    /// `record_out`'s first-record shortcut leaves a new entry exactly as the general inline
-    /// write (`put_out_inline`) would, and later records (same face again, another face) still
-    /// go the general way.
+    /// `record_out`'s first-record shortcut leaves a new entry as the general rule would (renew
+    /// the face's out-record, else append one), and later records (same face again, other
+    /// faces, into the tail block) still go the general way.
     #[test]
     fn first_out_record_matches_the_general_write() {
         let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
@@ -574,26 +574,32 @@ mod tests {
             panic!("new entry expected");
         };
         let p = pcct.handle_part(pit).unwrap();
-        let mut want = *pcct.pits.get_live(p).unwrap();
-        for (now, face, nonce) in [(150, 4, 11), (160, 4, 12), (170, 5, 13)] {
-            want.last_tx = want.last_tx.max(now);
-            let r = OutRecord {
-                sent: now,
-                face,
-                nonce,
-                ..OutRecord::EMPTY
-            };
-            assert!(put_out_inline(&mut want, r));
+        let mut want: Vec<(u64, u32, u32)> = Vec::new();
+        let mut last_tx = 0;
+        let steps = [
+            (150, 4, 11),
+            (160, 4, 12),
+            (170, 5, 13),
+            (180, 6, 14),
+            (190, 5, 15),
+        ];
+        for (now, face, nonce) in steps {
+            last_tx = last_tx.max(now);
+            match want.iter_mut().find(|o| o.1 == face) {
+                Some(o) => *o = (now, face, nonce),
+                None => want.push((now, face, nonce)),
+            }
             pcct.record_out(now, pit, face, nonce).unwrap();
             let got = pcct.pits.get_live(p).unwrap();
-            let outs = |e: &PitEntry| {
-                View::new(e, &pcct.exts)
-                    .outs()
-                    .map(|o| (o.sent, o.face, o.nonce, o.nack, o.nacked))
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(outs(got), outs(&want), "after face {face} at {now}");
-            assert_eq!((got.n_out, got.last_tx), (want.n_out, want.last_tx));
+            let outs: Vec<_> = View::new(got, &pcct.exts)
+                .outs()
+                .map(|o| {
+                    assert!(o.nack == 0 && !o.nacked);
+                    (o.sent, o.face, o.nonce)
+                })
+                .collect();
+            assert_eq!(outs, want, "after face {face} at {now}");
+            assert_eq!((usize::from(got.n_out), got.last_tx), (want.len(), last_tx));
         }
     }
 

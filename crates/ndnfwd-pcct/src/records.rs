@@ -1,39 +1,81 @@
 //! The in- and out-records of one PIT entry as two logical arrays: the first
-//! [`IN_INLINE`]/[`OUT_INLINE`] live in the entry, the rest in its extension block (bounded
-//! pool, attached by `Pcct::reserve_record` before a push). Records stay dense: removing an
-//! in-record swaps the last one in (in-records are unordered); removing an out-record shifts
-//! the later ones down (out-records stay in creation order).
+//! [`IN_HEAD`]/[`OUT_HEAD`] live in the entry, the next [`IN_TAIL`]/[`OUT_TAIL`] in its tail
+//! block, the rest in its extension block (bounded pool); `Pcct::reserve_record` attaches
+//! both before a push needs them. Records stay dense: removing an in-record swaps the last one
+//! in (in-records are unordered); removing an out-record shifts the later ones down
+//! (out-records stay in creation order).
 
 use ndnfwd_table::Arena;
 
-use crate::entry::{Ext, InRecord, OutRecord, PitEntry, IN_INLINE, OUT_INLINE};
+use crate::entry::{Ext, InRecord, OutRecord, PitEntry, Tail, IN_HEAD, OUT_HEAD};
 use crate::list::NIL;
 
-/// Read-only view of a PIT entry and its extension block.
+#[cfg(doc)]
+use crate::entry::{IN_TAIL, OUT_TAIL};
+
+/// Where the records past a PIT entry's own live: the tail blocks (one reserved per PIT slot)
+/// and the bounded pool of extension blocks.
+pub(crate) struct Pools {
+    pub(crate) tails: Arena<Tail>,
+    pub(crate) exts: Arena<Ext>,
+}
+
+impl Pools {
+    /// Bytes of address space the two pools reserve.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.tails.memory_bytes() + self.exts.memory_bytes()
+    }
+
+    /// Frees tail block `t` and the extension block it holds, if any.
+    pub(crate) fn free_tail(&mut self, t: u32) {
+        if let Some(ext) = self.tails.free(t).map(|t| t.ext) {
+            if ext != NIL {
+                self.exts.free(ext);
+            }
+        }
+    }
+}
+
+/// Read-only view of a PIT entry, its tail and its extension block.
 #[derive(Clone, Copy)]
 pub(crate) struct View<'a> {
     pit: &'a PitEntry,
+    tail: Option<&'a Tail>,
     ext: Option<&'a Ext>,
 }
 
-/// Mutable view of a PIT entry and its extension block.
+/// Mutable view of a PIT entry, its tail and its extension block.
 pub(crate) struct Recs<'a> {
     pub(crate) pit: &'a mut PitEntry,
+    tail: Option<&'a mut Tail>,
     ext: Option<&'a mut Ext>,
 }
 
-fn at<'a, T>(inline: &'a [T], ext: Option<&'a [T]>, n: usize, i: usize) -> Option<&'a T> {
+/// Record `i` (of `n`) of the logical array `head ++ tail ++ ext`.
+fn at<'a, T>(
+    head: &'a [T],
+    tail: Option<&'a [T]>,
+    ext: Option<&'a [T]>,
+    n: usize,
+    i: usize,
+) -> Option<&'a T> {
     if i >= n {
         return None;
     }
-    match i.checked_sub(inline.len()) {
-        None => inline.get(i),
-        Some(j) => ext?.get(j),
+    let Some(j) = i.checked_sub(head.len()) else {
+        return head.get(i);
+    };
+    let tail = tail?;
+    match j.checked_sub(tail.len()) {
+        None => tail.get(j),
+        Some(k) => ext?.get(k),
     }
 }
 
+/// [`at`], mutable.
 fn at_mut<'a, T>(
-    inline: &'a mut [T],
+    head: &'a mut [T],
+    tail: Option<&'a mut [T]>,
     ext: Option<&'a mut [T]>,
     n: usize,
     i: usize,
@@ -41,18 +83,24 @@ fn at_mut<'a, T>(
     if i >= n {
         return None;
     }
-    match i.checked_sub(inline.len()) {
-        None => inline.get_mut(i),
-        Some(j) => ext?.get_mut(j),
+    let Some(j) = i.checked_sub(head.len()) else {
+        return head.get_mut(i);
+    };
+    let tail = tail?;
+    match j.checked_sub(tail.len()) {
+        None => tail.get_mut(j),
+        Some(k) => ext?.get_mut(k),
     }
 }
 
 impl<'a> View<'a> {
-    /// The view of `pit` (its extension block is looked up in `exts`).
-    pub(crate) fn new(pit: &'a PitEntry, exts: &'a Arena<Ext>) -> Self {
+    /// The view of `pit` (its tail and extension block are looked up in `pools`).
+    pub(crate) fn new(pit: &'a PitEntry, pools: &'a Pools) -> Self {
+        let tail = pools.tails.get(pit.tail);
         Self {
             pit,
-            ext: exts.get(pit.ext),
+            tail,
+            ext: tail.and_then(|t| pools.exts.get(t.ext)),
         }
     }
 
@@ -65,12 +113,19 @@ impl<'a> View<'a> {
     }
 
     pub(crate) fn in_at(&self, i: usize) -> Option<&'a InRecord> {
-        at(&self.pit.ins, self.ext.map(|x| &x.ins[..]), self.n_in(), i)
+        at(
+            &self.pit.ins,
+            self.tail.map(|t| &t.ins[..]),
+            self.ext.map(|x| &x.ins[..]),
+            self.n_in(),
+            i,
+        )
     }
 
     pub(crate) fn out_at(&self, i: usize) -> Option<&'a OutRecord> {
         at(
             &self.pit.outs,
+            self.tail.map(|t| &t.outs[..]),
             self.ext.map(|x| &x.outs[..]),
             self.n_out(),
             i,
@@ -105,32 +160,36 @@ impl<'a> View<'a> {
 }
 
 impl<'a> Recs<'a> {
-    /// The mutable view of `pit` (its extension block is looked up in `exts`).
-    pub(crate) fn new(pit: &'a mut PitEntry, exts: &'a mut Arena<Ext>) -> Self {
-        let ext = exts.get_mut(pit.ext);
-        Self { pit, ext }
+    /// The mutable view of `pit` (its tail and extension block are looked up in `pools`).
+    pub(crate) fn new(pit: &'a mut PitEntry, pools: &'a mut Pools) -> Self {
+        let tail = pools.tails.get_mut(pit.tail);
+        let ext = pools.exts.get_mut(tail.as_ref().map_or(NIL, |t| t.ext));
+        Self { pit, tail, ext }
     }
 
     pub(crate) fn view(&self) -> View<'_> {
         View {
             pit: self.pit,
+            tail: self.tail.as_deref(),
             ext: self.ext.as_deref(),
         }
     }
 
     pub(crate) fn in_at_mut(&mut self, i: usize) -> Option<&mut InRecord> {
         let n = usize::from(self.pit.n_in);
+        let tail = self.tail.as_deref_mut().map(|t| &mut t.ins[..]);
         let ext = self.ext.as_deref_mut().map(|x| &mut x.ins[..]);
-        at_mut(&mut self.pit.ins, ext, n, i)
+        at_mut(&mut self.pit.ins, tail, ext, n, i)
     }
 
     pub(crate) fn out_at_mut(&mut self, i: usize) -> Option<&mut OutRecord> {
         let n = usize::from(self.pit.n_out);
+        let tail = self.tail.as_deref_mut().map(|t| &mut t.outs[..]);
         let ext = self.ext.as_deref_mut().map(|x| &mut x.outs[..]);
-        at_mut(&mut self.pit.outs, ext, n, i)
+        at_mut(&mut self.pit.outs, tail, ext, n, i)
     }
 
-    /// Appends an in-record; false when there is no slot (no extension block attached).
+    /// Appends an in-record; false when there is no slot (no tail or extension block attached).
     pub(crate) fn push_in(&mut self, r: InRecord) -> bool {
         self.pit.n_in += 1;
         match self.in_at_mut(usize::from(self.pit.n_in) - 1) {
@@ -183,13 +242,13 @@ impl<'a> Recs<'a> {
     }
 }
 
-/// Writes out-record `r` into an entry without an extension block, as `Recs` would (renews
-/// the first record toward `r.face`, else appends one): false, with nothing changed, when the
-/// entry has an extension block or its inline out-records are all used. Always inlined
-/// into `record_out`, which runs for every forwarded Interest.
+/// Writes out-record `r` into an entry without a tail block, as `Recs` would (renews the
+/// first record toward `r.face`, else appends one): false, with nothing changed, when the
+/// entry has a tail block or its own out-records are all used. Always inlined into
+/// `record_out`, which runs for every forwarded Interest.
 #[inline(always)]
 pub(crate) fn put_out_inline(pit: &mut PitEntry, r: OutRecord) -> bool {
-    if pit.ext != NIL {
+    if pit.tail != NIL {
         return false;
     }
     let n = usize::from(pit.n_out);
@@ -210,15 +269,15 @@ pub(crate) fn put_out_inline(pit: &mut PitEntry, r: OutRecord) -> bool {
     }
 }
 
-/// Whether a record of one more can be stored without an extension block.
-pub(crate) fn fits_inline(n: u8, out: bool) -> bool {
-    usize::from(n) < if out { OUT_INLINE } else { IN_INLINE }
+/// Whether a record of one more can be stored in the entry itself.
+pub(crate) fn fits_head(n: u8, out: bool) -> bool {
+    usize::from(n) < if out { OUT_HEAD } else { IN_HEAD }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{IN_EXT, MAX_IN_RECORDS};
+    use crate::entry::{IN_EXT, IN_INLINE, MAX_IN_RECORDS, OUT_INLINE};
 
     fn rec(face: u32) -> InRecord {
         InRecord {
@@ -227,20 +286,44 @@ mod tests {
         }
     }
 
+    fn pools() -> Pools {
+        Pools {
+            tails: Arena::with_capacity(2),
+            exts: Arena::with_capacity(2),
+        }
+    }
+
+    fn attach_tail(pit: &mut PitEntry, pools: &mut Pools) {
+        pit.tail = pools.tails.alloc(Tail::EMPTY).ok().unwrap();
+    }
+
+    fn attach_ext(pit: &PitEntry, pools: &mut Pools) {
+        let x = pools.exts.alloc(Ext::EMPTY).ok().unwrap();
+        pools.tails.get_mut(pit.tail).unwrap().ext = x;
+    }
+
     #[test]
-    fn inline_then_extension_then_full() {
-        let mut exts: Arena<Ext> = Arena::with_capacity(1);
+    fn head_then_tail_then_extension_then_full() {
+        let mut pools = pools();
         let mut pit = PitEntry::new(0, false, 0);
         {
-            let mut r = Recs::new(&mut pit, &mut exts);
-            for f in 0..IN_INLINE as u32 {
+            let mut r = Recs::new(&mut pit, &mut pools);
+            for f in 0..IN_HEAD as u32 {
+                assert!(r.push_in(rec(f)));
+            }
+            assert!(!r.push_in(rec(99)), "no tail attached yet");
+        }
+        attach_tail(&mut pit, &mut pools);
+        {
+            let mut r = Recs::new(&mut pit, &mut pools);
+            for f in IN_HEAD as u32..IN_INLINE as u32 {
                 assert!(r.push_in(rec(f)));
             }
             assert!(!r.push_in(rec(99)), "no extension attached yet");
             assert_eq!(r.view().n_in(), IN_INLINE);
         }
-        pit.ext = exts.alloc(Ext::EMPTY).ok().unwrap();
-        let mut r = Recs::new(&mut pit, &mut exts);
+        attach_ext(&pit, &mut pools);
+        let mut r = Recs::new(&mut pit, &mut pools);
         for f in IN_INLINE as u32..MAX_IN_RECORDS as u32 {
             assert!(r.push_in(rec(f)));
         }
@@ -257,17 +340,27 @@ mod tests {
         faces.sort_unstable();
         assert_eq!(faces, (0..16).filter(|&f| f != 1).collect::<Vec<_>>());
         assert!(r.swap_remove_in(40).is_none());
+        assert_eq!(r.swap_remove_in(0).map(|x| x.face), Some(0), "the head's");
+        assert_eq!(r.view().in_at(0).map(|x| x.face), Some(14));
     }
 
-    /// The inline shortcut of `Pcct::record_out` leaves an entry exactly as the general path
-    /// (find the face's record and overwrite it, else push), and declines once the inline
-    /// records are used up or an extension block is attached.
+    /// The head-only shortcut of `Pcct::record_out` leaves an entry exactly as the general
+    /// path (find the face's record and overwrite it, else push), and declines once the
+    /// entry's own out-records are used up or a tail block is attached.
     #[test]
     fn put_out_inline_agrees_with_recs() {
-        let mut exts: Arena<Ext> = Arena::with_capacity(1);
+        let mut pools = pools();
         let mut fast = PitEntry::new(0, false, 0);
         let mut slow = PitEntry::new(0, false, 0);
-        let faces = [7, 3, 7, 9, 3, 1, 9, 4];
+        attach_tail(&mut slow, &mut pools);
+        let show = |p: &PitEntry, pools: &Pools| {
+            View::new(p, pools)
+                .outs()
+                .map(|o| (o.face, o.nonce, o.sent))
+                .collect::<Vec<_>>()
+        };
+        let faces = [7, 7, 3, 7, 9, 3, 1, 9, 4];
+        let mut declined = 0;
         for (t, face) in faces.into_iter().enumerate() {
             let r = OutRecord {
                 sent: t as u64,
@@ -275,42 +368,42 @@ mod tests {
                 nonce: 100 + t as u32,
                 ..OutRecord::EMPTY
             };
-            let mut general = Recs::new(&mut slow, &mut exts);
+            let mut general = Recs::new(&mut slow, &mut pools);
             let done = match general.view().out_position(face) {
                 Some(i) => general.out_at_mut(i).map(|o| *o = r).is_some(),
                 None => general.push_out(r),
             };
-            assert_eq!(put_out_inline(&mut fast, r), done, "step {t}");
-            let show = |p: &PitEntry| {
-                let v = View { pit: p, ext: None };
-                v.outs()
-                    .map(|o| (o.face, o.nonce, o.sent))
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(show(&fast), show(&slow), "step {t}");
+            assert_eq!(done, t < 8, "step {t}: faces 7, 3, 9, 1; 4 did not fit");
+            let before = show(&fast, &pools);
+            if put_out_inline(&mut fast, r) {
+                let want: Vec<_> = show(&slow, &pools).into_iter().take(OUT_HEAD).collect();
+                assert_eq!(show(&fast, &pools), want, "step {t}");
+            } else {
+                declined += 1;
+                assert_eq!(show(&fast, &pools), before, "step {t}: unchanged");
+                assert!(fast.outs.iter().all(|o| o.face != face), "step {t}");
+            }
         }
-        assert_eq!(
-            usize::from(fast.n_out),
-            OUT_INLINE,
-            "faces 7, 3, 9, 1; 4 did not fit"
-        );
-        fast.ext = exts.alloc(Ext::EMPTY).ok().unwrap();
+        assert_eq!(usize::from(slow.n_out), OUT_INLINE);
+        assert_eq!(declined, faces.iter().filter(|&&f| f != 7).count());
+        attach_tail(&mut fast, &mut pools);
         let again = OutRecord {
             face: 7,
             ..OutRecord::EMPTY
         };
         assert!(
             !put_out_inline(&mut fast, again),
-            "extension attached: general path"
+            "tail attached: general path"
         );
     }
 
     #[test]
-    fn out_records_keep_their_order_across_the_extension() {
-        let mut exts: Arena<Ext> = Arena::with_capacity(1);
+    fn out_records_keep_their_order_across_the_tail_and_extension() {
+        let mut pools = pools();
         let mut pit = PitEntry::new(0, false, 0);
-        pit.ext = exts.alloc(Ext::EMPTY).ok().unwrap();
-        let mut r = Recs::new(&mut pit, &mut exts);
+        attach_tail(&mut pit, &mut pools);
+        attach_ext(&pit, &mut pools);
+        let mut r = Recs::new(&mut pit, &mut pools);
         for face in 0..7 {
             let out = OutRecord {
                 face,
@@ -318,13 +411,16 @@ mod tests {
             };
             assert!(r.push_out(out));
         }
-        // Records 3..7 shift down, 4 from the extension block into the inline array.
+        // Records 3..7 shift down, 4 from the extension block into the tail, 1 from the tail
+        // into the entry.
         assert_eq!(r.remove_out(2).map(|x| x.face), Some(2));
         assert_eq!(r.remove_out(5).map(|x| x.face), Some(6), "the last itself");
         let faces: Vec<u32> = r.view().outs().map(|x| x.face).collect();
         assert_eq!(faces, vec![0, 1, 3, 4, 5]);
-        assert!(r.remove_out(5).is_none());
-        for _ in 0..5 {
+        assert_eq!(r.remove_out(0).map(|x| x.face), Some(0));
+        assert_eq!(r.view().out_at(0).map(|x| x.face), Some(1));
+        assert!(r.remove_out(4).is_none());
+        for _ in 0..4 {
             assert!(r.remove_out(0).is_some());
         }
         assert!(r.remove_out(0).is_none(), "empty");
