@@ -408,19 +408,36 @@ impl Engine {
     /// and the callgrind recipe measure (`--toggle-collect`).
     #[inline(never)]
     pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
-        if self.accounting {
-            self.run::<true>(now, burst, out);
-        } else {
-            self.run::<false>(now, burst, out);
+        // One burst loop per accounting choice and prefetch mode: the mode's tests in the
+        // per-packet steps fold away.
+        const NONE: u8 = PrefetchMode::None.index();
+        const BUCKET: u8 = PrefetchMode::Bucket.index();
+        const PREHASH: u8 = PrefetchMode::Prehash.index();
+        const SPECULATIVE: u8 = PrefetchMode::Speculative.index();
+        match (self.accounting, self.prefetch) {
+            (true, PrefetchMode::None) => self.run::<true, NONE>(now, burst, out),
+            (true, PrefetchMode::Bucket) => self.run::<true, BUCKET>(now, burst, out),
+            (true, PrefetchMode::Prehash) => self.run::<true, PREHASH>(now, burst, out),
+            (true, PrefetchMode::Speculative) => self.run::<true, SPECULATIVE>(now, burst, out),
+            (false, PrefetchMode::None) => self.run::<false, NONE>(now, burst, out),
+            (false, PrefetchMode::Bucket) => self.run::<false, BUCKET>(now, burst, out),
+            (false, PrefetchMode::Prehash) => self.run::<false, PREHASH>(now, burst, out),
+            (false, PrefetchMode::Speculative) => self.run::<false, SPECULATIVE>(now, burst, out),
         }
     }
 
-    fn run<const ACCT: bool>(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
+    /// The burst loop of mode `MODE` (a [`PrefetchMode::index`]).
+    fn run<const ACCT: bool, const MODE: u8>(
+        &mut self,
+        now: u64,
+        burst: &[RxPacket],
+        out: &mut Vec<TxPacket>,
+    ) {
         let mut laps = Laps::<ACCT>::start();
         self.core.tx.recycle();
         self.core.expire(now);
         laps.lap(&mut self.core.cycles, Stage::Pcct);
-        let mode = self.prefetch;
+        let mode = PrefetchMode::from_index(MODE);
         let ahead = mode.lookahead();
         // Each packet is decoded straight into its ring slot and the stages read it there by
         // reference: the views are never moved between stages.
@@ -509,7 +526,9 @@ impl Core {
         self.counters.unsatisfied += n as u64;
     }
 
-    /// Routes one prepared packet to its incoming pipeline.
+    /// Routes one prepared packet to its incoming pipeline. Inlined into the burst loop (the
+    /// Data pipeline with it): a call costs a prologue and epilogue per packet.
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn dispatch<const ACCT: bool>(
         &mut self,
@@ -549,6 +568,10 @@ mod tests {
             assert_eq!(m.key().parse::<PrefetchMode>(), Ok(m));
         }
         assert!("all".parse::<PrefetchMode>().is_err());
+        for (i, m) in PrefetchMode::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(m.index()), i);
+            assert_eq!(PrefetchMode::from_index(m.index()), m);
+        }
         assert_eq!(PrefetchMode::Speculative.lookahead(), 2);
         assert!(RING >= PrefetchMode::Speculative.lookahead() + GROUP);
     }

@@ -45,6 +45,26 @@ impl PrefetchMode {
         }
     }
 
+    /// The mode's position in [`PrefetchMode::ALL`] (the burst loop's const parameter).
+    pub(crate) const fn index(self) -> u8 {
+        match self {
+            PrefetchMode::None => 0,
+            PrefetchMode::Bucket => 1,
+            PrefetchMode::Prehash => 2,
+            PrefetchMode::Speculative => 3,
+        }
+    }
+
+    /// The mode at `index` in [`PrefetchMode::ALL`] (the last one past the end).
+    pub(crate) const fn from_index(index: u8) -> Self {
+        match index {
+            0 => PrefetchMode::None,
+            1 => PrefetchMode::Bucket,
+            2 => PrefetchMode::Prehash,
+            _ => PrefetchMode::Speculative,
+        }
+    }
+
     /// How many packets ahead of *process* the *prepare* stage runs.
     pub(crate) const fn lookahead(self) -> usize {
         match self {
