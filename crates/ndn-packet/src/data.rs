@@ -131,25 +131,28 @@ impl<'a> Data<'a> {
             return None;
         }
         let (ns, ne) = usual_at(wire, outer, tt::NAME)?;
-        let value = wire.get(ns..ne)?;
-        let (name, count) = match NameRef::scan_generic(value) {
+        let (name, count) = match NameRef::scan_generic(wire, ns, ne) {
             Some(generic) => generic,
             None => {
                 let mut count = Count(0);
-                (NameRef::scan(value, &mut count).ok()?.0, count.0)
+                (
+                    NameRef::scan(wire.get(ns..ne)?, &mut count).ok()?.0,
+                    count.0,
+                )
             }
         };
         let mut pos = ne;
         let (mut content_type, mut freshness_period) = (None, None);
         if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
-            let meta = wire.get(..me)?;
+            // Read in the wire: positions only grow, so ending exactly at `me` below puts
+            // both fields inside the MetaInfo.
             let mut at = ms;
-            if let Some((s, e)) = usual_at(meta, at, tt::CONTENT_TYPE) {
-                content_type = Some(tlv::read_nni(meta.get(s..e)?).ok()?);
+            if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
+                content_type = Some(usual_nni(wire, s, e)?);
                 at = e;
             }
-            if let Some((s, e)) = usual_at(meta, at, tt::FRESHNESS_PERIOD) {
-                freshness_period = Some(tlv::read_nni(meta.get(s..e)?).ok()?);
+            if let Some((s, e)) = usual_at(wire, at, tt::FRESHNESS_PERIOD) {
+                freshness_period = Some(usual_nni(wire, s, e)?);
                 at = e;
             }
             if at != me {
@@ -363,20 +366,43 @@ impl NameVisitor for Count {
 /// general decoder (longer lengths, errors). `end` is not checked against `buf.len()`: the
 /// caller reads every value through `get` and requires the last element to end exactly at the
 /// Data's end, so a value that overruns never yields a view.
+///
+/// The type and a one-byte length are checked together: the header read as a big-endian
+/// pair, minus `typ` in the high byte, is the length when below 253 (another type leaves at
+/// least 256), and exactly 253 for `typ` with the three-byte form.
 #[inline(always)]
 fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
-    let (start, len) = match *buf.get(pos..)? {
-        [t, l @ 0..=252, ..] if u32::from(t) == typ => (pos + 2, usize::from(l)),
-        [t, 253, hi, lo, ..] if u32::from(t) == typ => {
-            let len = usize::from(u16::from_be_bytes([hi, lo]));
-            if len < 253 {
-                return None;
-            }
-            (pos + 4, len)
-        }
-        _ => return None,
+    let &[t, l] = buf.get(pos..pos + 2)? else {
+        return None;
     };
-    Some((start, start + len))
+    let len = u32::from(u16::from_be_bytes([t, l])).wrapping_sub(typ << 8);
+    if len < 253 {
+        let start = pos + 2;
+        return Some((start, start + len as usize));
+    }
+    if len != 253 {
+        return None;
+    }
+    let &[hi, lo] = buf.get(pos + 2..pos + 4)? else {
+        return None;
+    };
+    let len = usize::from(u16::from_be_bytes([hi, lo]));
+    (len >= 253).then_some((pos + 4, pos + 4 + len))
+}
+
+/// The NonNegativeInteger in `wire[s..e]` when it has 1, 2, 4 or 8 bytes (else `None`, the
+/// general decoder's error), as [`tlv::read_nni`] reads it but with one 8-byte load ending at
+/// `e` and a mask of its last `e - s` bytes instead of a branch per length: in a Data a value
+/// starts after at least 8 header bytes (Data, Name, MetaInfo, its field), so the load starts
+/// inside the wire.
+#[inline(always)]
+fn usual_nni(wire: &[u8], s: usize, e: usize) -> Option<u64> {
+    let len = e.wrapping_sub(s);
+    if !matches!(len, 1 | 2 | 4 | 8) {
+        return None;
+    }
+    let word = wire.get(e.checked_sub(8)?..e)?.first_chunk::<8>()?;
+    Some(u64::from_be_bytes(*word) & (u64::MAX >> (64 - 8 * len)))
 }
 
 /// Spec position of a recognized Data element (0: not recognized).

@@ -142,22 +142,29 @@ impl<'a> NameRef<'a> {
         Self::scan(value, &mut ()).map(|(name, _)| name)
     }
 
-    /// The name and its component count when every component is a GenericNameComponent with a
-    /// one-byte length (the usual Data name); `None` at the first other component or when the
-    /// last one overruns the value, where the caller runs [`Self::scan`], which decides. A name
-    /// this accepts is one `scan` accepts (its fastest path takes exactly these components),
-    /// and no state but the offset and the count is kept, so both stay in registers.
+    /// The name whose value is `buf[start..end]` and its component count when every component
+    /// is a GenericNameComponent with a one-byte length (the usual Data name); `None` at the
+    /// first other component, when the last one overruns the value, or when `buf` has no byte
+    /// after the value, where the caller runs [`Self::scan`], which decides. A name this
+    /// accepts is one `scan` accepts (its fastest path takes exactly these components), and no
+    /// state but the offset and the count is kept, so both stay in registers.
+    ///
+    /// One bound per component, the loop's own: the byte after the value (in a packet, the
+    /// next element's) makes a two-byte header read at any offset before `end` fall inside
+    /// `buf`, so the read needs no check of its own.
     #[inline(always)]
-    pub(crate) fn scan_generic(value: &'a [u8]) -> Option<(Self, usize)> {
-        let (mut pos, mut n) = (0, 0);
-        while pos < value.len() {
-            match *value.get(pos..pos + 2)? {
+    pub(crate) fn scan_generic(buf: &'a [u8], start: usize, end: usize) -> Option<(Self, usize)> {
+        let padded = buf.get(..end.checked_add(1)?)?;
+        let value = padded.get(start..end)?;
+        let (mut pos, mut n) = (start, 0);
+        while pos < end {
+            match *padded.get(pos..pos + 2)? {
                 [GENERIC, len @ 0..=252] => pos += 2 + usize::from(len),
                 _ => return None,
             }
             n += 1;
         }
-        (pos == value.len()).then_some((Self { value }, n))
+        (pos == end).then_some((Self { value }, n))
     }
 
     /// The name when every component has a one-byte TLV-TYPE in 3..=252 (no value rule: not a
