@@ -483,7 +483,7 @@ impl NameHasher {
                     room,
                     slots,
                 };
-                NameRef::scan_common(value, &mut a)
+                NameRef::scan_common(room, len, &mut a)
             });
             if let (Some(name), 0) = (name, missed) {
                 return Ok((name, NameScan::default()));
