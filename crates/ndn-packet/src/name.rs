@@ -169,8 +169,8 @@ impl<'a> NameRef<'a> {
     /// accepts, with no digest component (its [`NameScan`] is the default). The bytes after the
     /// name let a header be read without checking that its second byte is inside the name (a
     /// length byte read past it makes the component overrun, which is caught), and the usual
-    /// component, a GenericNameComponent with a one-byte length, costs one compare: its two
-    /// header bytes read big-endian are 0x0800..=0x08fc.
+    /// component, a GenericNameComponent with a one-byte length, costs one compare of the
+    /// header turned so that it reads as the length.
     #[inline(always)]
     pub(crate) fn scan_common<V: NameVisitor>(
         room: &'a [u8],
@@ -187,11 +187,15 @@ impl<'a> NameRef<'a> {
                 [t, l] => (t, l),
                 _ => return None,
             };
+            // The header read little-endian, less 8, turned right by a byte: the length alone
+            // when the type is 8 (no borrow from the length byte, a zero low byte), else at
+            // least 2^24 (a non-zero low byte turns to the top).
+            let generic = u32::from(u16::from_le_bytes([t, l]))
+                .wrapping_sub(u32::from(GENERIC))
+                .rotate_right(8);
             // Other types than 8: types 1 and 2 (the digest components), 0 and the multi-byte
             // ones go to the general walk.
-            if u16::from_be_bytes([t, l]).wrapping_sub(u16::from(GENERIC) << 8) > 252
-                && (t.wrapping_sub(3) > 252 - 3 || l > 252)
-            {
+            if generic > 252 && (t.wrapping_sub(3) > 252 - 3 || l > 252) {
                 return None;
             }
             pos += 2 + usize::from(l);
