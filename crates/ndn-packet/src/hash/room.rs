@@ -51,7 +51,7 @@ impl<'r> Room<'r> {
     ///
     /// # Safety
     ///
-    /// `at <= self.len()`.
+    /// `at <= len`, the name's length.
     #[inline(always)]
     #[allow(unsafe_code)]
     unsafe fn word(&self, at: usize) -> u64 {
