@@ -26,6 +26,7 @@ use crate::DecodeError;
 
 mod ids;
 mod lanes;
+mod room;
 mod slots;
 
 pub use ids::ID_LANES;
@@ -344,29 +345,25 @@ const LOW_BYTES: [u64; 8] = [
     0xff_ffff_ffff_ffff,
 ];
 
-/// [`Absorber`] for a name followed, in its buffer `room`, by at least 8 more bytes (an
-/// Interest's name is followed by its other elements): every word it loads, including a
-/// prefix's last partial word, is a whole word inside `room`, so the last block is one load
-/// and a mask instead of [`tail`]'s cases. Same states and last blocks as [`Absorber`].
+/// [`Absorber`] for a name followed, in its buffer, by at least 8 more bytes (an Interest's
+/// name is followed by its other elements): every word it loads, including a prefix's last
+/// partial word, is a whole word inside the [`room::Room`], loaded with no bounds check, so the
+/// last block is one load and a mask instead of [`tail`]'s cases. Same states and last blocks
+/// as [`Absorber`].
 struct RoomAbsorber<'o, 'v, 'r, const C: usize> {
     s: Sip,
     /// Bytes absorbed so far (a multiple of 8).
     done: usize,
-    room: &'r [u8],
+    room: room::Room<'r>,
     slots: &'o mut slots::Spare<'v>,
 }
 
 impl<const C: usize> NameVisitor for RoomAbsorber<'_, '_, '_, C> {
     #[inline(always)]
     fn component(&mut self, _: &[u8], end: usize) {
-        let whole = end & !7;
-        while self.done < whole {
-            self.s.compress::<C>(word(self.room, self.done));
-            self.done += 8;
+        if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
+            self.slots.push(Prefix::new(self.s, last));
         }
-        let tail = word(self.room, whole) & LOW_BYTES.get(end & 7).copied().unwrap_or(0);
-        self.slots
-            .push(Prefix::new(self.s, ((end as u64) << 56) | tail));
     }
 }
 
@@ -475,15 +472,15 @@ impl NameHasher {
         // The common name (one-byte headers, no digest component) with room after it: the
         // whole-word walk, whose results are the general walk's bit for bit. Anything else,
         // or a name longer than the slots, takes the general walk, which decides.
-        if len + 8 <= room.len() {
+        if let Some(words) = room::Room::new(room, len) {
             let (name, missed) = self.walk_from_root(out, |s, slots| {
                 let mut a = RoomAbsorber::<C> {
                     s,
                     done: 0,
-                    room,
+                    room: words,
                     slots,
                 };
-                NameRef::scan_common(value, &mut a)
+                NameRef::scan_common(room, len, &mut a)
             });
             if let (Some(name), 0) = (name, missed) {
                 return Ok((name, NameScan::default()));

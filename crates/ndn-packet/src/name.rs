@@ -167,27 +167,46 @@ impl<'a> NameRef<'a> {
         (pos == end).then_some((Self { value }, n))
     }
 
-    /// The name when every component has a one-byte TLV-TYPE in 3..=252 (no value rule: not a
-    /// digest type) and a one-byte TLV-LENGTH, the common name, telling `visitor` each
-    /// component's end as [`Self::scan`] does; `None` at the first other component or when one
-    /// overruns the value, where the caller runs [`Self::scan`], which decides (the visitor has
-    /// then seen some of the components). A name this accepts is one `scan` accepts, with no
-    /// digest component (its [`NameScan`] is the default). Two byte loads and two compares per
-    /// component: the general walk's cases and its bookkeeping are left out.
+    /// The name whose TLV-VALUE is the first `len` bytes of `room`, when every component has a
+    /// one-byte TLV-TYPE in 3..=252 (no value rule: not a digest type) and a one-byte
+    /// TLV-LENGTH, the common name, telling `visitor` each component's end as [`Self::scan`]
+    /// does; `None` at the first other component, when one overruns the value, or when `room`
+    /// has fewer than 8 bytes after the name, where the caller runs [`Self::scan`], which decides
+    /// (the visitor has then seen some of the components). A name this accepts is one `scan`
+    /// accepts, with no digest component (its [`NameScan`] is the default). The bytes after the
+    /// name let a header be read without checking that its second byte is inside the name (a
+    /// length byte read past it makes the component overrun, which is caught), and the usual
+    /// component, a GenericNameComponent with a one-byte length, costs one compare of the
+    /// header turned so that it reads as the length.
     #[inline(always)]
-    pub(crate) fn scan_common<V: NameVisitor>(value: &'a [u8], visitor: &mut V) -> Option<Self> {
+    pub(crate) fn scan_common<V: NameVisitor>(
+        room: &'a [u8],
+        len: usize,
+        visitor: &mut V,
+    ) -> Option<Self> {
+        let value = room.get(..len)?;
+        if room.len() < len.checked_add(8)? {
+            return None;
+        }
         let mut pos = 0;
-        while pos < value.len() {
-            let (t, l) = match *value.get(pos..pos + 2)? {
+        while pos < len {
+            let (t, l) = match *room.get(pos..pos + 2)? {
                 [t, l] => (t, l),
                 _ => return None,
             };
-            // Types 1 and 2 (the digest components) and 0 go to the general walk.
-            if t.wrapping_sub(3) > 252 - 3 || l > 252 {
+            // The header read little-endian, less 8, turned right by a byte: the length alone
+            // when the type is 8 (no borrow from the length byte, a zero low byte), else at
+            // least 2^24 (a non-zero low byte turns to the top).
+            let generic = u32::from(u16::from_le_bytes([t, l]))
+                .wrapping_sub(u32::from(GENERIC))
+                .rotate_right(8);
+            // Other types than 8: types 1 and 2 (the digest components), 0 and the multi-byte
+            // ones go to the general walk.
+            if generic > 252 && (t.wrapping_sub(3) > 252 - 3 || l > 252) {
                 return None;
             }
             pos += 2 + usize::from(l);
-            if pos > value.len() {
+            if pos > len {
                 return None;
             }
             visitor.component(value, pos);
