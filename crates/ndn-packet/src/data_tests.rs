@@ -354,23 +354,7 @@ fn usual_layout_path_equals_the_general_decoder() {
                 (Some(3), Some(1)),
             ] {
                 for keyed in [false, true] {
-                    let mut b = DataBuilder::new(name.clone());
-                    if let Some(ct) = ct {
-                        b = b.content_type(ct);
-                    }
-                    if let Some(fp) = fp {
-                        b = b.freshness_period(fp);
-                    }
-                    if let Some(len) = content {
-                        b = b.content(vec![0x5a; len]);
-                    }
-                    if keyed {
-                        b = b.signature(DataSignature::Raw {
-                            info: vec![27, 1, 3, 28, 5, 7, 3, 8, 1, b'k'],
-                            value: vec![1; 64],
-                        });
-                    }
-                    fixtures.push(b.encode().unwrap());
+                    fixtures.push(built(name.clone(), ct, fp, false, content, keyed));
                 }
             }
         }
@@ -479,28 +463,48 @@ fn arb_built_data() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         proptest::bool::ANY,
     )
         .prop_map(|(comps, ct, fp, fbi, content, keyed)| {
-            let uri = format!("/{}", comps.join("/"));
-            let mut b = DataBuilder::new(n(&uri));
-            if let Some(ct) = ct {
-                b = b.content_type(ct);
-            }
-            if let Some(fp) = fp {
-                b = b.freshness_period(fp);
-            }
-            if fbi {
-                b = b.final_block_id(n("/seg=3").as_ref().get(0).unwrap());
-            }
-            if let Some(len) = content {
-                b = b.content(vec![0x5a; len]);
-            }
-            if keyed {
-                b = b.signature(DataSignature::Raw {
-                    info: vec![27, 1, 3, 28, 5, 7, 3, 8, 1, b'k'],
-                    value: vec![1; 64],
-                });
-            }
-            b.encode().unwrap()
+            built(
+                n(&format!("/{}", comps.join("/"))),
+                ct,
+                fp,
+                fbi,
+                content,
+                keyed,
+            )
         })
+}
+
+/// The builder's Data of `name` with the given MetaInfo fields (a FinalBlockId `seg=3` with
+/// `fbi`), Content of `content` bytes, and DigestSha256 or (`keyed`) a signature with a
+/// KeyLocator.
+fn built(
+    name: Name,
+    ct: Option<u64>,
+    fp: Option<u64>,
+    fbi: bool,
+    content: Option<usize>,
+    keyed: bool,
+) -> Vec<u8> {
+    let mut b = DataBuilder::new(name);
+    if let Some(ct) = ct {
+        b = b.content_type(ct);
+    }
+    if let Some(fp) = fp {
+        b = b.freshness_period(fp);
+    }
+    if fbi {
+        b = b.final_block_id(n("/seg=3").as_ref().get(0).unwrap());
+    }
+    if let Some(len) = content {
+        b = b.content(vec![0x5a; len]);
+    }
+    if keyed {
+        b = b.signature(DataSignature::Raw {
+            info: vec![27, 1, 3, 28, 5, 7, 3, 8, 1, b'k'],
+            value: vec![1; 64],
+        });
+    }
+    b.encode().unwrap()
 }
 
 proptest::proptest! {
