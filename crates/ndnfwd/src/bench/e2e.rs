@@ -332,6 +332,31 @@ fn consumer_args(a: &E2eArgs, case: &Case<'_>, connect: &str) -> Vec<String> {
     ]
 }
 
+/// Host steal over one measured span: the hypervisor's `steal` CPU seconds and the wall
+/// clock, both read at the span's start and end (so the share is of the same span).
+struct StealSpan {
+    at: Instant,
+    steal: f64,
+}
+
+impl StealSpan {
+    fn start() -> Self {
+        Self {
+            at: Instant::now(),
+            steal: host_steal_seconds(),
+        }
+    }
+
+    /// Share of the machine's CPU time (all its CPUs) the hypervisor took since `start`, in
+    /// percent. `/proc/stat` counts steal in 10 ms ticks per CPU, so a short span can read a
+    /// tick more than it lasted: the share is capped at 100.
+    fn pct(&self) -> f64 {
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+        let wall = self.at.elapsed().as_secs_f64() * cpus;
+        (100.0 * (host_steal_seconds() - self.steal) / wall.max(1e-9)).clamp(0.0, 100.0)
+    }
+}
+
 /// One measured row from a consumer summary.
 fn row(
     a: &E2eArgs,
@@ -340,11 +365,9 @@ fn row(
     v: &Value,
     fwd_cpu: Option<f64>,
     prod_cpu: f64,
-    steal: f64,
+    steal_pct: f64,
 ) -> Value {
     let per = |cpu: f64| cpu * 1e6 / v["received"].as_f64().unwrap_or(0.0).max(1.0);
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from) as f64;
-    let elapsed_s = v["elapsed_ms"].as_f64().unwrap_or(0.0) / 1e3;
     json!({
         "face": case.face,
         "payload": case.payload,
@@ -366,7 +389,7 @@ fn row(
         "producer_us_per_exchange": per(prod_cpu),
         // Share of the machine's CPU time the hypervisor took away during the run: on a
         // shared VM, what makes one run of the same code slower than another.
-        "host_steal_pct": 100.0 * steal / (elapsed_s * cpus).max(1e-9),
+        "host_steal_pct": steal_pct,
     })
 }
 
@@ -461,11 +484,11 @@ fn measure(
     }
     let (fwd_pid, prod_pid) = (fwd.0.id().to_string(), prod.0.id().to_string());
     let (f0, p0) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
-    let s0 = host_steal_seconds();
+    let steal = StealSpan::start();
     let mut args = consumer_args(a, case, connect);
     args.extend(a.generator_cpus());
     let v = consumer(ns, &args)?;
-    let s1 = host_steal_seconds();
+    let steal_pct = steal.pct();
     let (f1, p1) = (cpu_seconds(&fwd_pid), cpu_seconds(&prod_pid));
     Ok(row(
         a,
@@ -474,7 +497,7 @@ fn measure(
         &v,
         Some(f1 - f0),
         p1 - p0,
-        s1 - s0,
+        steal_pct,
     ))
 }
 
@@ -498,11 +521,11 @@ fn self_test(a: &E2eArgs, face: &str, payload: usize) -> Result<Value, String> {
     .map(str::to_owned);
     let prod = producer(None, &[&prod_args[..], &prod_cpus].concat())?;
     let pid = prod.0.id().to_string();
-    let (p0, s0) = (cpu_seconds(&pid), host_steal_seconds());
+    let (p0, steal) = (cpu_seconds(&pid), StealSpan::start());
     let case = Case { face, payload };
     let v = consumer(None, &[consumer_args(a, &case, &uri), cons_cpus].concat())?;
-    let (p1, s1) = (cpu_seconds(&pid), host_steal_seconds());
-    Ok(row(a, &case, "self-test", &v, None, p1 - p0, s1 - s0))
+    let (p1, steal_pct) = (cpu_seconds(&pid), steal.pct());
+    Ok(row(a, &case, "self-test", &v, None, p1 - p0, steal_pct))
 }
 
 /// One case of a round: through the forwarder (with its UDP port) or the self-test.
