@@ -432,7 +432,7 @@ impl Pcct {
             return false;
         };
         let had_cbp = e.n_cbp > 0;
-        let mut recs = Recs::new(e, &mut self.exts);
+        let mut recs = Recs::new(e, &mut self.pools);
         let mut any = false;
         let mut i = recs.view().n_in();
         while i > 0 {
@@ -499,7 +499,7 @@ impl Pcct {
                 }
             }
             None => {
-                let v = View::new(e, &self.exts);
+                let v = View::new(e, &self.pools);
                 for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
                     push_satisfied(r, now, in_face, start, out);
                 }

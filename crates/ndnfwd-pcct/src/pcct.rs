@@ -124,7 +124,7 @@ pub struct Pcct {
     pub(crate) gens: ZeroedSlice<u32>,
     pub(crate) pits: Arena<PitEntry>,
     /// The PIT entries' records past their own: tail blocks and extension blocks.
-    pub(crate) exts: Pools,
+    pub(crate) pools: Pools,
     pub(crate) cs: Arena<CsEntry>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
     pub(crate) lists: [Ring; 4],
@@ -182,7 +182,7 @@ impl Pcct {
             keys: Arena::try_with_capacity(key_slots)?,
             gens: ZeroedSlice::new(key_slots as usize)?,
             pits: Arena::try_with_capacity(cfg.pit_capacity)?,
-            exts: Pools {
+            pools: Pools {
                 tails: Arena::try_with_capacity(cfg.pit_capacity)?,
                 exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
             },
@@ -245,7 +245,7 @@ impl Pcct {
         self.table.memory_bytes()
             + self.keys.memory_bytes()
             + self.pits.memory_bytes()
-            + self.exts.memory_bytes()
+            + self.pools.memory_bytes()
             + self.cs.memory_bytes()
             + self.gens.len() * 4
     }
@@ -386,7 +386,7 @@ impl Pcct {
         }
         if e.tail == NIL {
             // One tail per PIT slot is reserved: this fails only if that count is wrong.
-            match self.exts.tails.alloc(Tail::EMPTY) {
+            match self.pools.tails.alloc(Tail::EMPTY) {
                 Ok(t) => e.tail = t,
                 Err(_) => return false,
             }
@@ -394,13 +394,13 @@ impl Pcct {
         if usize::from(n) < inline {
             return true;
         }
-        let Some(tail) = self.exts.tails.get_live_mut(e.tail) else {
+        let Some(tail) = self.pools.tails.get_live_mut(e.tail) else {
             return false;
         };
         if tail.ext != NIL {
             return true;
         }
-        match self.exts.exts.alloc(Ext::EMPTY) {
+        match self.pools.exts.alloc(Ext::EMPTY) {
             Ok(x) => {
                 tail.ext = x;
                 true
@@ -415,7 +415,7 @@ impl Pcct {
         let Some(e) = self.pits.get_live(p) else {
             return;
         };
-        let v = View::new(e, &self.exts);
+        let v = View::new(e, &self.pools);
         let (n_cbp, expiry) = (v.count_cbp(), v.max_expiry());
         let old_expiry = e.expiry;
         if let Some(e) = self.pits.get_live_mut(p) {
@@ -469,7 +469,7 @@ impl Pcct {
             self.issued.part = NIL;
         }
         if tail != NIL {
-            self.exts.free_tail(tail);
+            self.pools.free_tail(tail);
         }
         if n_cbp > 0 {
             self.cbp_pending -= 1;
@@ -484,7 +484,7 @@ impl Pcct {
         let view = self
             .handle_part(h)
             .and_then(|p| self.pits.get(p))
-            .map(|e| View::new(e, &self.exts));
+            .map(|e| View::new(e, &self.pools));
         view.into_iter().flat_map(View::ins).map(|r| InRecordInfo {
             face: r.face,
             nonce: r.nonce,
@@ -501,7 +501,7 @@ impl Pcct {
         let view = self
             .handle_part(h)
             .and_then(|p| self.pits.get(p))
-            .map(|e| View::new(e, &self.exts));
+            .map(|e| View::new(e, &self.pools));
         view.into_iter()
             .flat_map(View::outs)
             .map(|r| OutRecordInfo {

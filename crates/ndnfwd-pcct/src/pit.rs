@@ -149,7 +149,7 @@ impl Pcct {
         let Some(e) = self.pits.get_live(p) else {
             return false;
         };
-        let v = View::new(e, &self.exts);
+        let v = View::new(e, &self.pools);
         let same = v.ins().any(|r| r.face == face && r.nonce == nonce);
         let other = v.ins().any(|r| r.face != face && r.nonce == nonce)
             || v.outs().any(|r| r.nonce == nonce);
@@ -215,10 +215,10 @@ impl Pcct {
             return InterestOutcome::PitFull;
         };
         let had_cbp = e.n_cbp > 0;
-        let retx = match View::new(e, &self.exts).in_position(rec.face) {
+        let retx = match View::new(e, &self.pools).in_position(rec.face) {
             Some(i) => {
                 if let Some(e) = self.pits.get_live_mut(p) {
-                    if let Some(r) = Recs::new(e, &mut self.exts).in_at_mut(i) {
+                    if let Some(r) = Recs::new(e, &mut self.pools).in_at_mut(i) {
                         *r = rec;
                     }
                 }
@@ -254,7 +254,7 @@ impl Pcct {
             let Some(e) = self.pits.get_live_mut(p) else {
                 return false;
             };
-            let mut recs = Recs::new(e, &mut self.exts);
+            let mut recs = Recs::new(e, &mut self.pools);
             let mut i = recs.view().n_in();
             while i > 0 {
                 i -= 1;
@@ -269,7 +269,7 @@ impl Pcct {
         let Some(e) = self.pits.get_live_mut(p) else {
             return false;
         };
-        Recs::new(e, &mut self.exts).push_in(rec)
+        Recs::new(e, &mut self.pools).push_in(rec)
     }
 
     /// Retransmission suppression decision for an Interest joining part `p`.
@@ -341,7 +341,7 @@ impl Pcct {
     fn record_out_ext(&mut self, p: u32, rec: OutRecord) -> Result<(), RecordError> {
         let face = rec.face;
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
-        let mut recs = Recs::new(e, &mut self.exts);
+        let mut recs = Recs::new(e, &mut self.pools);
         if let Some(i) = recs.view().out_position(face) {
             if let Some(r) = recs.out_at_mut(i) {
                 *r = rec;
@@ -356,7 +356,7 @@ impl Pcct {
             return Err(RecordError::RecordsFull);
         }
         let e = self.pits.get_live_mut(p).ok_or(RecordError::NoEntry)?;
-        if Recs::new(e, &mut self.exts).push_out(rec) {
+        if Recs::new(e, &mut self.pools).push_out(rec) {
             Ok(())
         } else {
             Err(RecordError::RecordsFull)
@@ -396,7 +396,7 @@ impl Pcct {
             self.counters.nack_no_entry += 1;
             return NackOutcome::NoEntry;
         };
-        let mut recs = Recs::new(e, &mut self.exts);
+        let mut recs = Recs::new(e, &mut self.pools);
         let pos = recs
             .view()
             .outs()
@@ -439,7 +439,7 @@ impl Pcct {
         let p = self.handle_part(pit)?;
         let start = out.len();
         push_downstreams(
-            View::new(self.pits.get_live(p)?, &self.exts),
+            View::new(self.pits.get_live(p)?, &self.pools),
             now,
             None,
             out,
@@ -469,9 +469,9 @@ impl Pcct {
     ) -> FacePurge {
         let mut hit = core::mem::take(&mut self.due);
         hit.clear();
-        let exts = &self.exts;
+        let pools = &self.pools;
         hit.extend(self.pits.iter().filter_map(|(p, e)| {
-            let v = View::new(e, exts);
+            let v = View::new(e, pools);
             (v.in_position(face).is_some() || v.out_position(face).is_some()).then_some(p)
         }));
         let mut done = FacePurge::default();
@@ -480,7 +480,7 @@ impl Pcct {
                 continue;
             };
             let had_cbp = e.n_cbp > 0;
-            let mut recs = Recs::new(e, &mut self.exts);
+            let mut recs = Recs::new(e, &mut self.pools);
             if let Some(i) = recs.view().in_position(face) {
                 recs.swap_remove_in(i);
                 done.in_records += 1;
@@ -520,7 +520,7 @@ impl Pcct {
             let Some(e) = self.pits.get_live(p) else {
                 continue;
             };
-            let v = View::new(e, &self.exts);
+            let v = View::new(e, &self.pools);
             let last = v.outs().max_by_key(|r| r.sent).map(|r| r.nonce);
             let name_id = self.keys.get(e.key).map_or(0, |k| k.id);
             if let Some(pit) = self.handle_of(p) {

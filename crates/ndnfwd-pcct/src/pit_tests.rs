@@ -45,7 +45,7 @@ fn first_out_record_matches_the_general_write() {
         }
         pcct.record_out(now, pit, face, nonce).unwrap();
         let got = pcct.pits.get_live(p).unwrap();
-        let outs: Vec<_> = View::new(got, &pcct.exts)
+        let outs: Vec<_> = View::new(got, &pcct.pools)
             .outs()
             .map(|o| {
                 assert!(o.nack == 0 && !o.nacked);
