@@ -58,6 +58,18 @@ fn name_value(uri: &str) -> Vec<u8> {
     Name::from_uri(uri).expect("name").as_ref().value().to_vec()
 }
 
+/// A name under `/t/<stem>` whose slot no earlier scenario used. The key is random, so fixed
+/// names would share a slot now and then (the switch then sees a collision the scenario does
+/// not expect); each scenario needs a slot of its own.
+fn own_slot(pit: &XdpPit, used: &mut Vec<u32>, stem: &str) -> String {
+    let name = (0..10_000)
+        .map(|i| format!("/t/{stem}/{i}"))
+        .find(|n| !used.contains(&pit.slot_of(&name_value(n)).0))
+        .expect("a free slot");
+    used.push(pit.slot_of(&name_value(&name)).0);
+    name
+}
+
 #[test]
 fn the_program_records_interests_and_redirects_single_pending_data() {
     if let Some(why) = skip_reason() {
@@ -88,16 +100,23 @@ fn body(ns: &str) {
         Err(e) => panic!("{e}"),
     };
     pit.set_ifmac(1, LO_MAC).expect("ifmac");
+    let mut used = Vec::new();
+    let one = own_slot(&pit, &mut used, "one");
+    let two = own_slot(&pit, &mut used, "two");
+    let same = own_slot(&pit, &mut used, "same");
+    let bare = own_slot(&pit, &mut used, "bare");
+    let fp_name = own_slot(&pit, &mut used, "fp");
+    let late = own_slot(&pit, &mut used, "late");
 
     // One Interest from downstream (lo), its Data from upstream: redirected, token and MACs
     // rewritten, Data untouched.
     let (v, _) = pit
-        .test_run(&interest("/t/one", 1, Some(&TOKEN_DOWN)), 1)
+        .test_run(&interest(&one, 1, Some(&TOKEN_DOWN)), 1)
         .expect("run");
     assert_eq!(v, XDP_PASS);
-    let (slot, _) = pit.slot_of(&name_value("/t/one"));
+    let (slot, _) = pit.slot_of(&name_value(&one));
     assert_eq!(pit.pending(slot).expect("slot"), 1);
-    let d = data("/t/one");
+    let d = data(&one);
     let (v, out) = pit.test_run(&d, up).expect("run");
     assert_eq!(v, XDP_REDIRECT);
     assert_eq!(out.len(), d.len());
@@ -121,24 +140,24 @@ fn body(ns: &str) {
 
     // Two Interests for one name (a retransmission): collided, the Data goes up.
     for nonce in [2, 3] {
-        let f = interest("/t/two", nonce, Some(&TOKEN_DOWN));
+        let f = interest(&two, nonce, Some(&TOKEN_DOWN));
         assert_eq!(pit.test_run(&f, 1).expect("run").0, XDP_PASS);
     }
-    assert_eq!(pit.test_run(&data("/t/two"), up).expect("run").0, XDP_PASS);
+    assert_eq!(pit.test_run(&data(&two), up).expect("run").0, XDP_PASS);
 
     // A Data back on the Interest's own interface goes up.
-    pit.test_run(&interest("/t/same", 4, Some(&TOKEN_DOWN)), 1)
+    pit.test_run(&interest(&same, 4, Some(&TOKEN_DOWN)), 1)
         .expect("run");
-    assert_eq!(pit.test_run(&data("/t/same"), 1).expect("run").0, XDP_PASS);
+    assert_eq!(pit.test_run(&data(&same), 1).expect("run").0, XDP_PASS);
 
     // An Interest without a PIT token: the switch cannot give its Data one.
-    pit.test_run(&interest("/t/bare", 5, None), 1).expect("run");
-    assert_eq!(pit.test_run(&data("/t/bare"), up).expect("run").0, XDP_PASS);
+    pit.test_run(&interest(&bare, 5, None), 1).expect("run");
+    assert_eq!(pit.test_run(&data(&bare), up).expect("run").0, XDP_PASS);
 
     // Another name in the same slot: the fingerprint differs, the Data goes up.
-    pit.test_run(&interest("/t/fp", 6, Some(&TOKEN_DOWN)), 1)
+    pit.test_run(&interest(&fp_name, 6, Some(&TOKEN_DOWN)), 1)
         .expect("run");
-    let (fp_slot, fp) = pit.slot_of(&name_value("/t/fp"));
+    let (fp_slot, fp) = pit.slot_of(&name_value(&fp_name));
     let other = (0..100_000)
         .map(|i| format!("/t/other/{i}"))
         .find(|n| {
@@ -149,15 +168,15 @@ fn body(ns: &str) {
     assert_eq!(pit.test_run(&data(&other), up).expect("run").0, XDP_PASS);
     // ... and the right name still goes from the switch.
     assert_eq!(
-        pit.test_run(&data("/t/fp"), up).expect("run").0,
+        pit.test_run(&data(&fp_name), up).expect("run").0,
         XDP_REDIRECT
     );
 
     // A slot past its deadline is free again: its Data goes up.
-    pit.test_run(&interest("/t/late", 7, Some(&TOKEN_DOWN)), 1)
+    pit.test_run(&interest(&late, 7, Some(&TOKEN_DOWN)), 1)
         .expect("run");
     std::thread::sleep(std::time::Duration::from_millis(250));
-    assert_eq!(pit.test_run(&data("/t/late"), up).expect("run").0, XDP_PASS);
+    assert_eq!(pit.test_run(&data(&late), up).expect("run").0, XDP_PASS);
 
     // A name longer than the program hashes: unparsed, passed.
     let long = format!("/{}", "x".repeat(300));
