@@ -116,10 +116,10 @@ impl Slots {
 
 /// The slots a walk fills, in order from the first.
 pub(super) struct Spare<'v> {
-    /// Array 0's word of the next slot of the head.
-    at: *mut u64,
-    /// Array 0's word past the head's last slot: the slots from `at` up to it are free.
-    end: *mut u64,
+    /// Array 0's first word.
+    base: *mut u64,
+    /// Slots of the head written: the next slot is `n` (the head is full at `HEAD`).
+    n: usize,
     tail: &'v mut Vec<[u64; 5]>,
 }
 
@@ -127,32 +127,33 @@ impl Spare<'_> {
     /// Writes the prefix with absorbing state `s` and last block `last` into the next slot.
     #[inline(always)]
     pub(super) fn push(&mut self, s: Sip, last: u64) {
-        if self.at == self.end {
-            return push_tail(self.tail, s, last);
+        let [v0, v1, v2, v3] = s.v;
+        if self.n >= HEAD {
+            return push_tail(self.tail, v0, v1, v2, v3, last);
         }
         #[allow(unsafe_code)]
-        // SAFETY: `at` is below `end`, so it is array 0's word of a slot of the head, below `HEAD`;
-        // the head (borrowed mutably by `refill` for as long as this `Spare` lives) is
-        // `ARRAYS` arrays of `STRIDE` words, so word `at + STRIDE * a` is inside it for every
+        // SAFETY: `n < HEAD`, so `at = base + n` is array 0's word of a slot of the head; the
+        // head (borrowed mutably by `refill` for as long as this `Spare` lives) is `ARRAYS`
+        // arrays of `STRIDE` words, so word `at + STRIDE * a` is inside it for every
         // `a < ARRAYS`. The cells are written through the pointer only; no reference to them
         // is alive meanwhile.
         unsafe {
-            let [v0, v1, v2, v3] = s.v;
-            self.at.write(v0);
-            self.at.add(STRIDE).write(v1);
-            self.at.add(2 * STRIDE).write(v2);
-            self.at.add(3 * STRIDE).write(v3);
-            self.at.add(LAST * STRIDE).write(last);
-            self.at = self.at.add(1);
+            let at = self.base.add(self.n);
+            at.write(v0);
+            at.add(STRIDE).write(v1);
+            at.add(2 * STRIDE).write(v2);
+            at.add(3 * STRIDE).write(v3);
+            at.add(LAST * STRIDE).write(last);
         }
+        self.n += 1;
     }
 }
 
-/// A prefix past the head, out of the walk's way.
+/// A prefix past the head, out of the walk's way. Takes the words by value (in registers: the
+/// walk need not keep its state in memory for this call).
 #[cold]
 #[inline(never)]
-fn push_tail(tail: &mut Vec<[u64; 5]>, s: Sip, last: u64) {
-    let [v0, v1, v2, v3] = s.v;
+fn push_tail(tail: &mut Vec<[u64; 5]>, v0: u64, v1: u64, v2: u64, v3: u64, last: u64) {
     tail.push([v0, v1, v2, v3, last]);
 }
 
@@ -160,15 +161,12 @@ fn push_tail(tail: &mut Vec<[u64; 5]>, s: Sip, last: u64) {
 #[inline(always)]
 pub(super) fn refill<R>(slots: &mut Slots, fill: impl FnOnce(&mut Spare<'_>) -> R) -> R {
     slots.tail.clear();
-    let at: *mut u64 = slots.head.w.as_mut_ptr().cast();
     let mut s = Spare {
-        at,
-        end: at.wrapping_add(HEAD),
+        base: slots.head.w.as_mut_ptr().cast(),
+        n: 0,
         tail: &mut slots.tail,
     };
     let r = fill(&mut s);
-    // Whole words between two pointers into the head: at most `HEAD`.
-    let head = (s.end as usize - s.at as usize) / 8;
-    slots.len = HEAD - head + slots.tail.len();
+    slots.len = s.n + slots.tail.len();
     r
 }
