@@ -86,7 +86,7 @@ pub(super) mod avx2 {
     ///
     /// # Safety
     ///
-    /// `i < HEAD`, `a < 7`, and the CPU supports AVX2.
+    /// `i < HEAD`, `a < 7` (the head's arrays), and the CPU supports AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn load(p: &PrefixHashes, a: usize, i: usize) -> __m256i {
@@ -129,7 +129,7 @@ pub(super) mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn finish4<const C: usize, const D: usize>(p: &PrefixHashes, i: usize) {
-        // SAFETY (every `load` and `store`): the caller's contract.
+        // SAFETY: `i < HEAD`, arrays 0 to 4, AVX2: the caller's contract.
         let (mut v, m) = unsafe {
             (
                 [load(p, 0, i), load(p, 1, i), load(p, 2, i), load(p, 3, i)],
@@ -145,11 +145,13 @@ pub(super) mod avx2 {
         for _ in 0..D {
             round(&mut v);
         }
+        // SAFETY: `i < HEAD`, array 5, AVX2: the caller's contract.
         unsafe { store(p, H1, i, fold(v)) };
         v[1] = _mm256_xor_si256(v[1], _mm256_set1_epi64x(0xdd));
         for _ in 0..D {
             round(&mut v);
         }
+        // SAFETY: `i < HEAD`, array 6, AVX2: the caller's contract.
         unsafe { store(p, H2, i, fold(v)) };
     }
 
