@@ -191,113 +191,128 @@ fn finish2<const D: usize>(mut v: Finished) -> u64 {
     v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
-/// One prefix: the state after its whole words and its last block. Both output words are
-/// computed on first use and kept; 0 in a cache cell means "not computed" (a word that really
-/// is 0, one chance in 2^64, is simply recomputed on every read). Once `h1` is cached, `state`
-/// holds the state after the first finalization instead, so the second word costs only its
-/// own rounds (`state` is swapped only when `h1` is non-zero, so a recomputed `h1` still starts
-/// from the absorbing state).
-#[derive(Clone)]
-struct Prefix {
-    state: Cell<[u64; 4]>,
-    last: u64,
-    h1: Cell<u64>,
-    h2: Cell<u64>,
-}
-
-impl Prefix {
-    #[inline(always)]
-    fn new(state: Sip, last: u64) -> Self {
-        Self {
-            state: Cell::new(state.v),
-            last,
-            h1: Cell::new(0),
-            h2: Cell::new(0),
-        }
-    }
-}
-
 /// Hashes of every prefix of one name: index `i` is the prefix of `i` components (0 is `/`).
 ///
 /// Hashing a name absorbs it once and records, per prefix, the state to finalize from; a
 /// prefix's finalization rounds are paid when its hash is first read ([`Self::get`],
 /// [`Self::id128`]) and cached, so a lookup that reads 3 of 10 prefixes pays 3 finalizations.
-/// Reuse one across packets: its buffer keeps its capacity (grown to the longest name seen), so
-/// steady state allocates nothing. Not `Sync` (the cache is `Cell`s): each thread hashes into
+/// The prefixes are kept word-major ([`slots::Slots`]); which output words are cached is one
+/// bit per prefix in a word per output (prefixes past the 64th are finalized on every read).
+/// Reuse one across packets: its buffers keep their capacity (a name of more than 64
+/// components grows one to the longest seen), so steady state allocates nothing. Not `Sync` (the cache is `Cell`s): each thread hashes into
 /// its own.
 #[derive(Clone, Default)]
 pub struct PrefixHashes {
-    prefixes: Vec<Prefix>,
+    slots: slots::Slots,
+    /// Bit `i`: the table hash `h1` of prefix `i` is cached.
+    h1s: Cell<u64>,
+    /// Bit `i`: both output words of prefix `i` are cached.
+    h2s: Cell<u64>,
     variant: SipVariant,
+}
+
+/// Bit `i` of `mask` (false past bit 63): a cache bit, set only below the name's length.
+#[inline(always)]
+fn bit(mask: u64, i: usize) -> bool {
+    i < slots::HEAD && (mask >> i) & 1 != 0
 }
 
 impl PrefixHashes {
     /// An empty set with room for names of `n` components.
     pub fn with_capacity(n: usize) -> Self {
         Self {
-            prefixes: Vec::with_capacity(n + 1),
+            slots: slots::Slots::with_capacity(n + 1),
             ..Self::default()
         }
     }
 
     /// Number of prefixes, counting the root: components + 1 (0 before any hashing).
     pub fn len(&self) -> usize {
-        self.prefixes.len()
+        self.slots.len()
     }
 
     /// True before any name was hashed.
     pub fn is_empty(&self) -> bool {
-        self.prefixes.is_empty()
+        self.slots.len() == 0
     }
 
     /// Number of components of the hashed name.
     pub fn components(&self) -> usize {
-        self.prefixes.len().saturating_sub(1)
+        self.slots.len().saturating_sub(1)
     }
 
-    /// Runs the first finalization of `p` (whose `h1` is not cached) and caches `h1`, keeping
-    /// the finished state in place of the absorbing one when `h1` is non-zero.
+    /// The first finalization of prefix `i` (below `len`): its table hash and the state for
+    /// its second word.
     #[inline(always)]
-    fn finish1(&self, p: &Prefix) -> (u64, Finished) {
-        let s = Sip { v: p.state.get() };
-        let (h1, f) = match self.variant {
-            SipVariant::Sip13 => s.finish1::<1, 3>(p.last),
-            SipVariant::Sip24 => s.finish1::<2, 4>(p.last),
-        };
-        if h1 != 0 {
-            p.state.set(f);
-            p.h1.set(h1);
+    fn finish1(&self, i: usize) -> (u64, Finished) {
+        let (s, last) = self.slots.prefix(i);
+        match self.variant {
+            SipVariant::Sip13 => s.finish1::<1, 3>(last),
+            SipVariant::Sip24 => s.finish1::<2, 4>(last),
         }
-        (h1, f)
+    }
+
+    /// Both output words of prefix `i` (below `len`), cached when `i < 64`.
+    #[inline(always)]
+    fn finish_both(&self, i: usize) -> (u64, u64) {
+        let (h1, f) = self.finish1(i);
+        let h2 = match self.variant {
+            SipVariant::Sip13 => finish2::<3>(f),
+            SipVariant::Sip24 => finish2::<4>(f),
+        };
+        if i < slots::HEAD {
+            self.slots.set(slots::H1, i, h1);
+            self.slots.set(slots::H2, i, h2);
+            self.h1s.set(self.h1s.get() | 1 << i);
+            self.h2s.set(self.h2s.get() | 1 << i);
+        }
+        (h1, h2)
     }
 
     /// The 64-bit table hash of the prefix of `i` components. The cached read is inlined into
     /// the caller; the first read of a prefix calls out to finalize it.
     #[inline(always)]
     pub fn get(&self, i: usize) -> Option<u64> {
-        let p = self.prefixes.get(i)?;
-        let cached = p.h1.get();
-        if cached != 0 {
-            return Some(cached);
+        // A cache bit is set only below the name's length.
+        if bit(self.h1s.get(), i) {
+            return Some(self.slots.word(slots::H1, i));
         }
-        Some(self.finalize_h1(p))
+        if i >= self.slots.len() {
+            return None;
+        }
+        Some(self.finalize_h1(i))
     }
 
-    /// Finalizes and caches the table hash of `p`.
+    /// Finalizes the table hash of prefix `i` (below `len`), cached when `i < 64`.
     #[inline(never)]
-    fn finalize_h1(&self, p: &Prefix) -> u64 {
-        self.finish1(p).0
+    fn finalize_h1(&self, i: usize) -> u64 {
+        let h1 = self.finish1(i).0;
+        if i < slots::HEAD {
+            self.slots.set(slots::H1, i, h1);
+            self.h1s.set(self.h1s.get() | 1 << i);
+        }
+        h1
     }
 
-    /// Finalizes the table hashes of the prefixes of `depths` components (those not yet
-    /// cached; depths past the name are ignored) four at a time, for a caller about to read
-    /// most of them: each costs about half of a [`Self::get`] finalization. Values and cache are
-    /// exactly what `get` of each would leave.
+    /// Finalizes both output words of the prefixes of `depths` components (those not yet
+    /// cached; depths past the name, or past the 64th prefix, are ignored) four at a time, for
+    /// a caller about to read most of their table hashes and the identity of some: the four
+    /// cost about one [`Self::id128`] finalization. Values are exactly what `get` and `id128`
+    /// of each give.
     #[inline]
     pub fn finalize(&self, depths: RangeInclusive<usize>) {
-        let hi = (*depths.end()).min(self.components());
-        if let Some(run) = self.prefixes.get(*depths.start()..=hi) {
-            lanes::finalize_h1s(run, self.variant);
+        let (lo, hi) = (
+            *depths.start(),
+            (*depths.end()).min(self.components()).min(63),
+        );
+        if lo > hi {
+            return;
+        }
+        // Bits `lo..=hi`.
+        let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+        let want = range & !self.h2s.get();
+        if want != 0 {
+            lanes::finalize_both(self, want);
         }
     }
 
@@ -308,28 +323,26 @@ impl PrefixHashes {
     }
 
     /// The 128-bit keyed identity of the prefix of `i` components (SipHash-128 of its TLV-VALUE);
-    /// its low word is the table hash. Inlined: the FIB and PIT-CS each read one per Interest,
-    /// and a call returns the `Option<u128>` through memory.
-    #[inline]
+    /// its low word is the table hash. The cached read is inlined; the first read of a prefix's
+    /// identity calls out to finalize it.
+    #[inline(always)]
     pub fn id128(&self, i: usize) -> Option<u128> {
-        let p = self.prefixes.get(i)?;
-        let (mut h1, mut h2) = (p.h1.get(), p.h2.get());
-        if h2 == 0 {
-            // With `h1` cached, `state` is already the finished state.
-            let f = if h1 != 0 {
-                p.state.get()
-            } else {
-                let f;
-                (h1, f) = self.finish1(p);
-                f
-            };
-            h2 = match self.variant {
-                SipVariant::Sip13 => finish2::<3>(f),
-                SipVariant::Sip24 => finish2::<4>(f),
-            };
-            p.h2.set(h2);
+        // A cache bit is set only below the name's length.
+        if bit(self.h2s.get(), i) {
+            let (h1, h2) = (self.slots.word(slots::H1, i), self.slots.word(slots::H2, i));
+            return Some(u128::from(h2) << 64 | u128::from(h1));
         }
-        Some(u128::from(h2) << 64 | u128::from(h1))
+        if i >= self.slots.len() {
+            return None;
+        }
+        Some(self.finalize_id(i))
+    }
+
+    /// Finalizes and caches (when `i < 64`) both output words of prefix `i` (below `len`).
+    #[inline(never)]
+    fn finalize_id(&self, i: usize) -> u128 {
+        let (h1, h2) = self.finish_both(i);
+        u128::from(h2) << 64 | u128::from(h1)
     }
 }
 
@@ -362,7 +375,7 @@ impl<const C: usize> NameVisitor for RoomAbsorber<'_, '_, '_, C> {
     #[inline(always)]
     fn component(&mut self, _: &[u8], end: usize) {
         if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
-            self.slots.push(Prefix::new(self.s, last));
+            self.slots.push(self.s, last);
         }
     }
 }
@@ -383,7 +396,7 @@ impl<const C: usize> NameVisitor for Absorber<'_, '_, C> {
         let whole = end & !7;
         self.s.absorb_words::<C>(value, self.prev & !7, whole);
         let last = Sip::last_block(value, whole, end);
-        self.slots.push(Prefix::new(self.s, last));
+        self.slots.push(self.s, last);
         self.prev = end;
     }
 }
@@ -470,10 +483,10 @@ impl NameHasher {
         out.variant = self.variant;
         let value = room.get(..len).ok_or(DecodeError::Truncated)?;
         // The common name (one-byte headers, no digest component) with room after it: the
-        // whole-word walk, whose results are the general walk's bit for bit. Anything else,
-        // or a name longer than the slots, takes the general walk, which decides.
+        // whole-word walk, whose results are the general walk's bit for bit. Anything else
+        // takes the general walk, which decides.
         if let Some(words) = room::Room::new(room, len) {
-            let (name, missed) = self.walk_from_root(out, |s, slots| {
+            let name = self.walk_from_root(out, |s, slots| {
                 let mut a = RoomAbsorber::<C> {
                     s,
                     done: 0,
@@ -482,47 +495,30 @@ impl NameHasher {
                 };
                 NameRef::scan_common(room, len, &mut a)
             });
-            if let (Some(name), 0) = (name, missed) {
+            if let Some(name) = name {
                 return Ok((name, NameScan::default()));
             }
         }
-        let (scan, missed) = self.walk_from_root(out, |s, slots| {
+        self.walk_from_root(out, |s, slots| {
             let mut a = Absorber::<C> { s, prev: 0, slots };
             NameRef::scan(value, &mut a)
-        });
-        if missed == 0 || scan.is_err() {
-            return scan;
-        }
-        self.scan_again::<C>(value, out, missed)
+        })
     }
 
     /// Refills `out` with the root prefix and the prefixes `walk` pushes after it, starting
-    /// from the keyed initial state; returns `walk`'s result and how many did not fit.
+    /// from the keyed initial state; returns `walk`'s result.
     #[inline(always)]
     fn walk_from_root<R>(
         &self,
         out: &mut PrefixHashes,
         walk: impl FnOnce(Sip, &mut slots::Spare<'_>) -> R,
-    ) -> (R, usize) {
-        slots::refill(&mut out.prefixes, |slots| {
-            slots.push(Prefix::new(self.root, 0));
+    ) -> R {
+        out.h1s.set(0);
+        out.h2s.set(0);
+        slots::refill(&mut out.slots, |slots| {
+            slots.push(self.root, 0);
             walk(self.root, slots)
         })
-    }
-
-    /// A name longer than any before: every slot is written (`len` is the capacity), `missed`
-    /// prefixes did not fit. Makes room for them and walks again (the second walk over the same
-    /// name fits).
-    #[cold]
-    #[inline(never)]
-    fn scan_again<'a, const C: usize>(
-        &self,
-        value: &'a [u8],
-        out: &mut PrefixHashes,
-        missed: usize,
-    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
-        out.prefixes.reserve(missed);
-        self.scan_with::<C>(value, value.len(), out)
     }
 
     /// The table hash of one byte string, a prefix's TLV-VALUE; equal to the matching entry of
