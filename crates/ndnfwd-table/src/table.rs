@@ -481,13 +481,20 @@ impl BucketTable {
             .get(usize::from(at.0))
             .filter(|slot| slot.load(Ordering::Relaxed) == word);
         let Some(slot) = slot else {
-            return self.remove(w, hash, index);
+            return self.remove_cold(w, hash, index);
         };
         slot.store(0, Ordering::Release);
         let meta = bucket.meta.load(Ordering::Relaxed);
         bucket.meta.store(meta & !(1 << at.0), Ordering::Release);
         self.add_len(-1);
         true
+    }
+
+    /// [`BucketTable::remove`] out of line, for [`BucketTable::remove_at`]'s rare fallback.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
+        self.remove(w, hash, index)
     }
 
     /// Unlinks empty overflow bucket `at` (preceded by `prev`) from the chain of `home`.
