@@ -264,8 +264,8 @@ impl Pcct {
         if let Some(e) = self.keys.get_live_mut(victim_key) {
             e.cs = NIL;
             if e.is_empty() {
-                let hash = e.hash();
-                self.free_key_inline(victim_key, hash);
+                let (hash, at) = (e.hash(), e.at);
+                self.free_key_inline(victim_key, hash, at);
             }
         }
         self.counters.evictions += 1;

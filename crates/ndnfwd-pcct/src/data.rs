@@ -215,8 +215,8 @@ impl Pcct {
             if let Some(c) = c {
                 key.cs = c;
             } else if key.is_empty() {
-                let hash = key.hash();
-                self.free_key(k, hash);
+                let (hash, at) = (key.hash(), key.at);
+                self.free_key(k, hash, at);
             }
         }
         self.cs_evict();

@@ -27,7 +27,7 @@ use crate::list::{Link, Linked, NIL};
 use bytes::Bytes;
 use ndn_packet::LpToken;
 use ndn_packet::NackReason;
-use ndnfwd_table::Arena;
+use ndnfwd_table::{Arena, SlotRef};
 
 /// In-records stored in a PIT entry itself.
 pub const IN_HEAD: usize = 1;
@@ -92,6 +92,11 @@ pub(crate) struct PccEntry {
     pub(crate) ncomps: u16,
     /// `FLAG_*` bits.
     pub(crate) flags: u8,
+    /// Where the key's table slot is (set when the key is inserted), so that freeing the key
+    /// clears that slot without scanning its bucket ([`BucketTable::remove_at`]).
+    ///
+    /// [`BucketTable::remove_at`]: ndnfwd_table::BucketTable::remove_at
+    pub(crate) at: SlotRef,
 }
 
 impl PccEntry {
@@ -107,6 +112,7 @@ impl PccEntry {
             cs: NIL,
             ncomps,
             flags,
+            at: SlotRef::default(),
         }
     }
 

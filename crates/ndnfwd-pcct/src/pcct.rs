@@ -3,7 +3,7 @@
 //! entry points, are `impl Pcct` blocks in `pit.rs`, `data.rs`, `cs.rs` and `prefetch.rs`.
 
 use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
-use ndnfwd_table::{AllocError, Arena, BucketTable, Place, TableWriter, ZeroedSlice};
+use ndnfwd_table::{AllocError, Arena, BucketTable, Place, SlotRef, TableWriter, ZeroedSlice};
 
 use crate::api::{Counters, DataInfo, InterestInfo, PitHandle};
 use crate::config::{CsPolicy, PcctConfig};
@@ -284,14 +284,22 @@ impl Pcct {
 
     /// [`Pcct::insert_key`] inlined into its caller, for the new key of an Interest, which
     /// already has the key's table place (`BucketTable::place` of `e.hash()`) from its lookup.
+    /// The key's table slot goes into its `at`.
     #[inline(always)]
     pub(crate) fn insert_key_inline(&mut self, e: PccEntry, place: Place) -> Option<u32> {
         let k = self.keys.alloc(e).ok()?;
-        if self.table.insert_at(&mut self.writer, place, k).is_err() {
-            self.release_key_slot(k);
-            return None;
+        match self.table.insert_at(&mut self.writer, place, k) {
+            Ok(at) => {
+                if let Some(key) = self.keys.get_live_mut(k) {
+                    key.at = at;
+                }
+                Some(k)
+            }
+            Err(_) => {
+                self.release_key_slot(k);
+                None
+            }
         }
-        Some(k)
     }
 
     fn release_key_slot(&mut self, k: u32) {
@@ -316,19 +324,21 @@ impl Pcct {
         if !e.is_empty() {
             return;
         }
-        self.free_key(k, e.hash());
+        self.free_key(k, e.hash(), e.at);
     }
 
-    /// Removes empty key `k` (whose hash is `hash`) from the table and frees its slot.
-    pub(crate) fn free_key(&mut self, k: u32, hash: u64) {
-        self.free_key_inline(k, hash);
+    /// Removes empty key `k` (whose hash is `hash` and table slot `at`) from the table and
+    /// frees its slot.
+    pub(crate) fn free_key(&mut self, k: u32, hash: u64, at: SlotRef) {
+        self.free_key_inline(k, hash, at);
     }
 
     /// [`Pcct::free_key`] inlined into its caller, for the CS recycle, which frees its victim's
-    /// key for nearly every Data a full CS takes.
+    /// key for nearly every Data a full CS takes. The table slot is cleared where the key's
+    /// insert put it ([`BucketTable::remove_at`]), without scanning the bucket.
     #[inline(always)]
-    pub(crate) fn free_key_inline(&mut self, k: u32, hash: u64) {
-        self.table.remove(&mut self.writer, hash, k);
+    pub(crate) fn free_key_inline(&mut self, k: u32, hash: u64, at: SlotRef) {
+        self.table.remove_at(&mut self.writer, hash, at, k);
         self.release_key_slot(k);
     }
 

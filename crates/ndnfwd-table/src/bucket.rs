@@ -79,6 +79,20 @@ pub(crate) const fn slot_index(slot: u64) -> u32 {
     slot as u32
 }
 
+/// Where [`BucketTable::insert_at`](crate::BucketTable::insert_at) stored one (fingerprint, index) pair, for
+/// [`BucketTable::remove_at`](crate::BucketTable::remove_at): its slot number in the bucket of its hash's chain that took it
+/// (`Default`: none). Entries never move, so it stays valid until the pair is removed. One
+/// byte, to sit in a spare byte of the caller's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotRef(pub(crate) u8);
+
+impl Default for SlotRef {
+    /// No slot: [`BucketTable::remove_at`](crate::BucketTable::remove_at) walks the chain.
+    fn default() -> Self {
+        Self(u8::MAX)
+    }
+}
+
 /// Portable `raw::scan::fp_match_bits`: bit `2 * s + 1` set <=> slot `s`'s fingerprint is
 /// `fp`, one relaxed load and compare per slot (the SSE2 version's reference in tests).
 #[cfg(any(test, not(target_arch = "x86_64")))]

@@ -36,7 +36,7 @@ mod bucket;
 mod raw;
 mod table;
 
-pub use bucket::{fingerprint, BUCKET_BYTES};
+pub use bucket::{fingerprint, SlotRef, BUCKET_BYTES};
 pub use raw::arena::Arena;
 pub use raw::mem::{MaskedSlice, ZeroValid, ZeroedSlice};
 pub use raw::prefetch::prefetch_read;

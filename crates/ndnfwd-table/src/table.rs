@@ -25,7 +25,8 @@
 use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use crate::bucket::{
-    encode, fingerprint, slot_fp, slot_index, Bucket, BUCKET_BYTES, OCC_MASK, SLOTS, VERSION_ONE,
+    encode, fingerprint, slot_fp, slot_index, Bucket, SlotRef, BUCKET_BYTES, OCC_MASK, SLOTS,
+    VERSION_ONE,
 };
 use crate::raw::mem::{MaskedSlice, ZeroedSlice};
 use crate::raw::prefetch::prefetch_read;
@@ -356,7 +357,7 @@ impl BucketTable {
     /// the overflow pool when the chain is full. Duplicates are not detected.
     #[inline(always)]
     pub fn insert(&self, w: &mut TableWriter, hash: u64, index: u32) -> Result<(), TableFull> {
-        self.insert_at(w, self.place(hash), index)
+        self.insert_at(w, self.place(hash), index).map(|_| ())
     }
 
     /// Where `hash` goes: its home bucket and fingerprint, for [`BucketTable::insert_at`]. A
@@ -372,14 +373,15 @@ impl BucketTable {
 
     /// [`BucketTable::insert`] of the hash `place` was made from (by this table's
     /// [`BucketTable::place`]; home buckets never move, so a place stays valid across other
-    /// inserts and removes). Same slot choice and result as `insert`.
+    /// inserts and removes). Same slot choice and result as `insert`; on success, the slot it
+    /// took, for [`BucketTable::remove_at`].
     #[inline(always)]
     pub fn insert_at(
         &self,
         w: &mut TableWriter,
         place: Place,
         index: u32,
-    ) -> Result<(), TableFull> {
+    ) -> Result<SlotRef, TableFull> {
         self.check_writer(w);
         let word = encode(place.fp, index);
         let mut at = place.home as usize;
@@ -392,7 +394,7 @@ impl BucketTable {
                 bucket.slots[s].store(word, Ordering::Release);
                 bucket.meta.store(meta | 1 << s, Ordering::Release);
                 self.add_len(1);
-                return Ok(());
+                return Ok(SlotRef(s as u8));
             }
             match bucket.next.load(Ordering::Relaxed) {
                 0 => break,
@@ -408,7 +410,7 @@ impl BucketTable {
         ob.meta.store(1, Ordering::Release);
         self.buckets[at].next.store(new, Ordering::Release);
         self.add_len(1);
-        Ok(())
+        Ok(SlotRef(0))
     }
 
     fn alloc_overflow(&self, w: &mut TableWriter) -> Result<u32, TableFull> {
@@ -459,6 +461,40 @@ impl BucketTable {
                 }
             }
         }
+    }
+
+    /// [`BucketTable::remove`] of a pair stored at `at` (what [`BucketTable::insert_at`]
+    /// returned for it), without the slot scan: when slot `at` of the home bucket of `hash`
+    /// holds exactly `(fingerprint(hash), index)`, that slot is cleared (a home bucket is never
+    /// unlinked, so nothing else changes). Otherwise (the pair went to an overflow bucket,
+    /// which may need unlinking, or `at` is stale) it is `remove`. Same result and the same
+    /// table afterwards as `remove`, except that a pair held more than once in the chain may
+    /// lose another of its identical slots.
+    #[inline(always)]
+    pub fn remove_at(&self, w: &mut TableWriter, hash: u64, at: SlotRef, index: u32) -> bool {
+        self.check_writer(w);
+        let word = encode(fingerprint(hash), index);
+        let bucket = self.home_bucket(hash);
+        // An occupied slot's word is never 0 and its occupancy bit is set (bucket.rs).
+        let slot = bucket
+            .slots
+            .get(usize::from(at.0))
+            .filter(|slot| slot.load(Ordering::Relaxed) == word);
+        let Some(slot) = slot else {
+            return self.remove_cold(w, hash, index);
+        };
+        slot.store(0, Ordering::Release);
+        let meta = bucket.meta.load(Ordering::Relaxed);
+        bucket.meta.store(meta & !(1 << at.0), Ordering::Release);
+        self.add_len(-1);
+        true
+    }
+
+    /// [`BucketTable::remove`] out of line, for [`BucketTable::remove_at`]'s rare fallback.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
+        self.remove(w, hash, index)
     }
 
     /// Unlinks empty overflow bucket `at` (preceded by `prev`) from the chain of `home`.
