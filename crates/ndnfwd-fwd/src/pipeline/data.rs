@@ -58,6 +58,7 @@ impl Core {
             refused: &mut self.downstreams,
             rx,
             scope,
+            any: false,
         };
         let d = data_info(data, id, rx);
         let outcome = self
@@ -143,6 +144,8 @@ struct DataTx<'a> {
     refused: &'a mut Vec<Downstream>,
     rx: &'a RxPacket,
     scope: NameScope,
+    /// A downstream was offered before.
+    any: bool,
 }
 
 impl DataTx<'_> {
@@ -162,10 +165,10 @@ impl DataSink for DataTx<'_> {
     #[inline(always)]
     fn offer(&mut self, d: Downstream) {
         // The usual Data has one downstream: nothing offered before it, no list to look at.
-        let first = self.out.len() == self.start && self.refused.is_empty();
-        if !first && self.offered(d.face) {
+        if self.any && self.offered(d.face) {
             return;
         }
+        self.any = true;
         let lp = TxLp {
             pit_token: d.token,
             nack: None,
@@ -244,6 +247,7 @@ mod tests {
             refused: &mut refused,
             rx: &rx,
             scope: NameScope::Localhost,
+            any: false,
         };
         // Face 1 is non-local (a /localhost Data may not leave there), 3 is gone, 2 is local.
         for f in [1, 3, 2, 1, 3, 2, 2] {
