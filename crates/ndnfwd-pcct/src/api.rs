@@ -182,6 +182,20 @@ pub struct Downstream {
     pub congestion_mark: u8,
 }
 
+/// Where [`crate::Pcct::on_data_into`] puts a Data's downstreams, one at a time as it finds
+/// them (unexpired satisfied in-records, ingress face excluded).
+pub trait DataSink {
+    /// Takes downstream `d`, unless a downstream of the same face was offered before for this
+    /// Data: the in-records of both PIT parts of a key, or of several matched keys, may name
+    /// the same face, and a Data goes at most once per face. The sink keeps every face it was
+    /// offered, the ones it refused included.
+    fn offer(&mut self, d: Downstream);
+
+    /// How many downstreams the sink holds (for a vector, its length):
+    /// [`DataOutcome::downstreams`] is this before and after the Data.
+    fn held(&self) -> usize;
+}
+
 /// Result of [`crate::Pcct::on_data`]; the downstreams were appended to the caller's vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataOutcome {

@@ -23,7 +23,7 @@ use ndn_packet::tlv::{self, tt};
 use ndn_packet::{FaceId, NameRef};
 use sha2::{Digest, Sha256};
 
-use crate::api::{DataInfo, DataOutcome, Downstream};
+use crate::api::{DataInfo, DataOutcome, DataSink, Downstream};
 use crate::entry::{key_hash, InRecord, PccEntry};
 use crate::list::NIL;
 use crate::pcct::{Pcct, Relation};
@@ -80,6 +80,24 @@ impl Pcct {
         face_is_local: bool,
         out: &mut Vec<Downstream>,
     ) -> DataOutcome {
+        let mut sink = Collect::new(out);
+        self.on_data_into(now, d, in_face, token, face_is_local, &mut sink)
+    }
+
+    /// [`Pcct::on_data_parsed`] handing each downstream to `out` as it is found (the caller
+    /// builds its packet there, without a list of downstreams to copy it from); `out` keeps
+    /// the faces it was offered, so that a Data goes at most once per face.
+    /// [`DataOutcome::downstreams`] is `out`'s [`DataSink::held`] before and after.
+    #[inline]
+    pub fn on_data_into<S: DataSink>(
+        &mut self,
+        now: u64,
+        d: &DataInfo<'_>,
+        in_face: FaceId,
+        token: RxToken,
+        face_is_local: bool,
+        out: &mut S,
+    ) -> DataOutcome {
         let exact = token.pit_token().and_then(|t| self.token_exact(t, d));
         match exact {
             Some((k, e)) => self.settle_exact(now, d, in_face, face_is_local, k, &e, out),
@@ -101,14 +119,14 @@ impl Pcct {
     /// [`Pcct::on_data`] for every Data but the exact token match (which this path would
     /// settle the same way, through the match list).
     #[inline(never)]
-    fn on_data_general(
+    fn on_data_general<S: DataSink>(
         &mut self,
         now: u64,
         d: &DataInfo<'_>,
         in_face: FaceId,
         token: RxToken,
         face_is_local: bool,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> DataOutcome {
         let (n, id) = (d.id.components(), d.id.id128());
         let mut digest = d.digest;
@@ -182,7 +200,7 @@ impl Pcct {
     /// CS part attached in one access at the end (the table sees no delete and no insert).
     #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus the token's key
     #[inline(always)]
-    fn settle_exact(
+    fn settle_exact<S: DataSink>(
         &mut self,
         now: u64,
         d: &DataInfo<'_>,
@@ -190,15 +208,15 @@ impl Pcct {
         face_is_local: bool,
         k: u32,
         e: &PccEntry,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> DataOutcome {
-        let start = out.len();
+        let start = out.held();
         let [p0, p1] = e.pit;
         // Usually one part is pending: NIL is `u32::MAX`, so the smaller index is that part.
         let parts = if p0 == NIL || p1 == NIL {
-            u32::from(self.satisfy_exact(now, p0.min(p1), e.digest(), in_face, start, out))
+            u32::from(self.satisfy_exact(now, p0.min(p1), e.digest(), in_face, out))
         } else {
-            self.satisfy_both(now, p0, p1, in_face, start, out)
+            self.satisfy_both(now, p0, p1, in_face, out)
         };
         let solicited = parts > 0;
         self.counters.unsolicited += u64::from(!solicited);
@@ -221,7 +239,7 @@ impl Pcct {
         }
         self.cs_evict();
         DataOutcome {
-            downstreams: start..out.len(),
+            downstreams: start..out.held(),
             matched: parts,
             cached,
             unsolicited: !solicited,
@@ -234,16 +252,15 @@ impl Pcct {
     /// key is left to the caller, which clears the key's parts in the access that attaches the
     /// CS part.
     #[inline(always)]
-    fn satisfy_exact(
+    fn satisfy_exact<S: DataSink>(
         &mut self,
         now: u64,
         p: u32,
         digest: bool,
         in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> bool {
-        let Some(any) = self.push_part_records(now, p, in_face, start, out) else {
+        let Some(any) = self.push_part_records(now, p, in_face, out) else {
             return false;
         };
         self.release_part(p);
@@ -255,24 +272,23 @@ impl Pcct {
     /// Both PIT parts of an exact match (MustBeFresh 0, then 1), satisfied whole: how many
     /// were. Out of line: [`Pcct::settle_exact`] inlines the usual single part.
     #[inline(never)]
-    fn satisfy_both(
+    fn satisfy_both<S: DataSink>(
         &mut self,
         now: u64,
         p0: u32,
         p1: u32,
         in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> u32 {
-        let a = self.satisfy_all(now, p0, in_face, start, out);
-        let b = self.satisfy_all(now, p1, in_face, start, out);
+        let a = self.satisfy_all(now, p0, in_face, out);
+        let b = self.satisfy_all(now, p1, in_face, out);
         u32::from(a) + u32::from(b)
     }
 
     /// The rest of [`Pcct::on_data`] once the matched entries are known: satisfy them, cache
     /// the Data (under `m.exact` or a new key), free emptied keys, evict.
     #[allow(clippy::too_many_arguments)] // on_data's own parameters, plus what matching found
-    fn settle_data(
+    fn settle_data<S: DataSink>(
         &mut self,
         now: u64,
         d: &DataInfo<'_>,
@@ -280,16 +296,16 @@ impl Pcct {
         face_is_local: bool,
         m: &Matches,
         matched: &[(u32, Relation)],
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> DataOutcome {
-        let start = out.len();
+        let start = out.held();
         let mut parts = 0u32;
         for &(k, rel) in matched {
             let Some(pits) = self.keys.get_live(k).map(|e| e.pit) else {
                 continue;
             };
             for p in pits.into_iter().filter(|&p| p != NIL) {
-                parts += u32::from(self.satisfy_part(now, p, rel, in_face, start, out));
+                parts += u32::from(self.satisfy_part(now, p, rel, in_face, out));
             }
         }
         let solicited = parts > 0;
@@ -331,7 +347,7 @@ impl Pcct {
         }
         self.cs_evict();
         DataOutcome {
-            downstreams: start..out.len(),
+            downstreams: start..out.held(),
             matched: parts,
             cached,
             unsolicited: !solicited,
@@ -401,32 +417,30 @@ impl Pcct {
     }
 
     /// Satisfies the in-records of part `p` that `rel` allows, appending new downstream faces
-    /// to `out[start..]`. Frees the part when no in-record is left. True if any was satisfied.
+    /// to `out`. Frees the part when no in-record is left. True if any was satisfied.
     #[inline]
-    fn satisfy_part(
+    fn satisfy_part<S: DataSink>(
         &mut self,
         now: u64,
         p: u32,
         rel: Relation,
         in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> bool {
         if rel == Relation::Prefix {
-            self.satisfy_prefix(now, p, in_face, start, out)
+            self.satisfy_prefix(now, p, in_face, out)
         } else {
-            self.satisfy_all(now, p, in_face, start, out)
+            self.satisfy_all(now, p, in_face, out)
         }
     }
 
     /// [`Pcct::satisfy_part`] for a prefix match: only the CanBePrefix in-records.
-    fn satisfy_prefix(
+    fn satisfy_prefix<S: DataSink>(
         &mut self,
         now: u64,
         p: u32,
         in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> bool {
         let Some(e) = self.pits.get_live_mut(p) else {
             return false;
@@ -445,7 +459,7 @@ impl Pcct {
             }
             any = true;
             recs.swap_remove_in(i);
-            push_satisfied(&r, now, in_face, start, out);
+            push_satisfied(&r, now, in_face, out);
         }
         if recs.view().n_in() == 0 {
             self.free_part(p);
@@ -460,15 +474,8 @@ impl Pcct {
     /// ([`Pcct::push_part_records`]) and frees the part whole, without moving records it is
     /// about to free. Inlined with the part's release ([`Pcct::free_part_inline`]).
     #[inline(always)]
-    fn satisfy_all(
-        &mut self,
-        now: u64,
-        p: u32,
-        in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
-    ) -> bool {
-        let Some(any) = self.push_part_records(now, p, in_face, start, out) else {
+    fn satisfy_all<S: DataSink>(&mut self, now: u64, p: u32, in_face: FaceId, out: &mut S) -> bool {
+        let Some(any) = self.push_part_records(now, p, in_face, out) else {
             return false;
         };
         self.free_part_inline(p);
@@ -476,17 +483,16 @@ impl Pcct {
         any
     }
 
-    /// Appends every in-record of part `p` to the downstreams `out[start..]`
+    /// Appends every in-record of part `p` to the downstreams `out`
     /// ([`push_satisfied`]), in the order the general loop removes them (last first). Whether
     /// the part had any in-record; `None` when `p` is not a part.
     #[inline(always)]
-    fn push_part_records(
+    fn push_part_records<S: DataSink>(
         &self,
         now: u64,
         p: u32,
         in_face: FaceId,
-        start: usize,
-        out: &mut Vec<Downstream>,
+        out: &mut S,
     ) -> Option<bool> {
         let e = self.pits.get_live(p)?;
         let n = usize::from(e.n_in);
@@ -495,13 +501,13 @@ impl Pcct {
             // view's, without looking up the extension block.
             Some(ins) => {
                 for r in ins.iter().rev() {
-                    push_satisfied(r, now, in_face, start, out);
+                    push_satisfied(r, now, in_face, out);
                 }
             }
             None => {
                 let v = View::new(e, &self.pools);
                 for r in (0..n).rev().filter_map(|i| v.in_at(i)) {
-                    push_satisfied(r, now, in_face, start, out);
+                    push_satisfied(r, now, in_face, out);
                 }
             }
         }
@@ -509,25 +515,50 @@ impl Pcct {
     }
 }
 
-/// Appends satisfied in-record `r` to the downstreams `out[start..]` unless it expired, is the
-/// ingress face, or its face is already there (the other PIT part of a key may have it too).
+/// Offers satisfied in-record `r` to the downstreams `out` unless it expired or is the ingress
+/// face (`out` drops a face it was offered before: the other PIT part of a key may have it
+/// too).
 #[inline]
-fn push_satisfied(
-    r: &InRecord,
-    now: u64,
-    in_face: FaceId,
-    start: usize,
-    out: &mut Vec<Downstream>,
-) {
-    let seen = out
-        .get(start..)
-        .is_some_and(|s| s.iter().any(|x| x.face == r.face));
-    if r.expiry > now && r.face != in_face && !seen {
-        out.push(Downstream {
+fn push_satisfied<S: DataSink>(r: &InRecord, now: u64, in_face: FaceId, out: &mut S) {
+    if r.expiry > now && r.face != in_face {
+        out.offer(Downstream {
             face: r.face,
             token: r.token,
             nonce: r.nonce,
             congestion_mark: r.mark,
         });
+    }
+}
+
+/// The [`DataSink`] of [`Pcct::on_data`]: appends the downstreams to a vector, each face once
+/// from where it stood when the Data came.
+struct Collect<'a> {
+    out: &'a mut Vec<Downstream>,
+    start: usize,
+}
+
+impl<'a> Collect<'a> {
+    #[inline(always)]
+    fn new(out: &'a mut Vec<Downstream>) -> Self {
+        let start = out.len();
+        Self { out, start }
+    }
+}
+
+impl DataSink for Collect<'_> {
+    #[inline]
+    fn offer(&mut self, d: Downstream) {
+        let seen = self
+            .out
+            .get(self.start..)
+            .is_some_and(|s| s.iter().any(|x| x.face == d.face));
+        if !seen {
+            self.out.push(d);
+        }
+    }
+
+    #[inline(always)]
+    fn held(&self) -> usize {
+        self.out.len()
     }
 }

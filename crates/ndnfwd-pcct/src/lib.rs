@@ -66,8 +66,8 @@ mod token;
 mod wheel;
 
 pub use api::{
-    nack_severity, Counters, DataInfo, DataOutcome, Downstream, Expired, FacePurge, InterestInfo,
-    InterestOutcome, NackInfo, NackOutcome, PitHandle, RecordError,
+    nack_severity, Counters, DataInfo, DataOutcome, DataSink, Downstream, Expired, FacePurge,
+    InterestInfo, InterestOutcome, NackInfo, NackOutcome, PitHandle, RecordError,
 };
 pub use config::{CsPolicy, PcctConfig, UnsolicitedPolicy, MS};
 pub use entry::{

@@ -167,8 +167,25 @@ mod exact_token {
     //! Data recycle its LRU victim, and the victim is sometimes the Data's own name).
 
     use super::*;
-    use ndnfwd_pcct::{CsPolicy, PitToken, RxToken};
+    use ndnfwd_pcct::{CsPolicy, DataOutcome, DataSink, Downstream, PitToken, RxToken};
     use proptest::prelude::*;
+
+    /// A sink of its own (as the engine's, which sends each downstream at once): one Data's
+    /// downstreams, each face kept once.
+    #[derive(Default)]
+    struct Record(Vec<Downstream>);
+
+    impl DataSink for Record {
+        fn offer(&mut self, d: Downstream) {
+            if self.0.iter().all(|x| x.face != d.face) {
+                self.0.push(d);
+            }
+        }
+
+        fn held(&self) -> usize {
+            self.0.len()
+        }
+    }
 
     #[derive(Debug, Clone)]
     enum Step {
@@ -201,7 +218,7 @@ mod exact_token {
             cs_policy: policy,
             ..PcctConfig::default()
         };
-        let (mut by_token, mut by_name) = (pcct(cfg), pcct(cfg));
+        let (mut by_token, mut by_name, mut by_sink) = (pcct(cfg), pcct(cfg), pcct(cfg));
         let mut tokens: Vec<Option<PitToken>> = vec![None; names.len()];
         let (mut d1, mut d2) = (vec![], vec![]);
         for (now, s) in (1u64..).zip(steps) {
@@ -214,6 +231,7 @@ mod exact_token {
                     };
                     let a = by_token.on_interest(now, &it, face);
                     assert_eq!(a, by_name.on_interest(now, &it, face));
+                    assert_eq!(a, by_sink.on_interest(now, &it, face));
                     if let InterestOutcome::NewPit { pit } = a {
                         tokens[name] = Some(pit.token);
                     }
@@ -226,6 +244,16 @@ mod exact_token {
                     let a = by_token.on_data_parsed(now, &d, face, t, false, &mut d1);
                     let b = by_name.on_data_parsed(now, &d, face, RxToken::Absent, false, &mut d2);
                     assert_eq!(d1.get(a.downstreams.clone()), d2.get(b.downstreams.clone()));
+                    let mut rec = Record::default();
+                    let c = by_sink.on_data_into(now, &d, face, t, false, &mut rec);
+                    assert_eq!(d1.get(a.downstreams.clone()), Some(&rec.0[..]));
+                    assert_eq!(
+                        c,
+                        DataOutcome {
+                            downstreams: 0..rec.0.len(),
+                            ..a.clone()
+                        }
+                    );
                     assert_eq!(
                         (a.matched, a.cached, a.unsolicited),
                         (b.matched, b.cached, b.unsolicited)
@@ -233,6 +261,7 @@ mod exact_token {
                 }
             }
             let (mut ca, cb) = (*by_token.counters(), *by_name.counters());
+            assert_eq!(ca, *by_sink.counters());
             ca.token_miss = 0;
             assert_eq!(ca, cb);
             assert_eq!(by_token.len_pit(), by_name.len_pit());

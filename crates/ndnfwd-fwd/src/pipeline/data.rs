@@ -3,10 +3,12 @@
 use bytes::Bytes;
 use ndn_packet::data::Data;
 use ndn_packet::{FaceId, NameId};
-use ndnfwd_pcct::{DataInfo, RxToken, MS};
+use ndnfwd_pcct::{DataInfo, DataSink, Downstream, RxToken, MS};
 
+use crate::counters::Counters;
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
+use crate::face::FaceTable;
 use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -24,8 +26,9 @@ fn data_info<'a>(d: &Data<'a>, id: NameId, rx: &'a RxPacket) -> DataInfo<'a> {
 
 impl Core {
     /// NFD `onIncomingData`: `/localhost` scope, then one PIT-CS call that matches PIT entries
-    /// (by our token, read from its fixed-size block, else by name), collects their downstreams and
-    /// caches the Data.
+    /// (by our token, read from its fixed-size block, else by name), caches the Data and hands
+    /// each downstream to a [`DataTx`], which builds its packet at once (NFD
+    /// `onOutgoingData`, so the `Pcct` stage's cycles include the Data's output).
     pub(crate) fn on_incoming_data<const A: bool>(
         &mut self,
         now: u64,
@@ -47,27 +50,26 @@ impl Core {
         }
         let token = RxToken::from_lp(&rx.lp.pit_token);
         self.downstreams.clear();
-        let outcome = self.pcct.on_data_parsed(
-            now,
-            &data_info(data, id, rx),
-            rx.face,
-            token,
-            info.is_local(),
-            &mut self.downstreams,
-        );
+        let mut tx = DataTx {
+            start: out.len(),
+            out,
+            faces: &self.faces,
+            counters: &mut self.counters,
+            refused: &mut self.downstreams,
+            rx,
+            scope,
+            any: false,
+        };
+        let d = data_info(data, id, rx);
+        let outcome = self
+            .pcct
+            .on_data_into(now, &d, rx.face, token, info.is_local(), &mut tx);
         laps.lap(&mut self.cycles, Stage::Pcct);
         if outcome.unsolicited {
             self.on_data_unsolicited();
             return;
         }
         self.counters.satisfied += u64::from(outcome.matched);
-        for k in outcome.downstreams {
-            if let Some(d) = self.downstreams.get(k).copied() {
-                let mark = rx.lp.congestion_mark;
-                self.on_outgoing_data(d.face, d.token, mark, &rx.wire, scope, Some(rx.face), out);
-            }
-        }
-        laps.lap(&mut self.cycles, Stage::Output);
     }
 
     /// NFD `onDataUnsolicited`: the PIT-CS already applied the unsolicited-Data policy (cache
@@ -76,8 +78,7 @@ impl Core {
         self.counters.unsolicited_data += 1;
     }
 
-    /// NFD `onOutgoingData`: `/localhost` Data never leaves through a non-local face. The
-    /// downstream's own token is echoed; the buffer is shared, not copied.
+    /// NFD `onOutgoingData` for a Data the CS answers ([`send_data`]).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn on_outgoing_data(
@@ -90,26 +91,181 @@ impl Core {
         incoming_face_id: Option<FaceId>,
         out: &mut Vec<TxPacket>,
     ) {
-        let Some(egress) = self.faces.get(face) else {
-            self.counters.face_gone += 1;
-            return;
+        let lp = TxLp {
+            pit_token: token,
+            nack: None,
+            congestion_mark,
+            incoming_face_id,
         };
-        if scope == NameScope::Localhost && !egress.is_local() {
-            self.counters.localhost_violation_out += 1;
+        send_data(&self.faces, &mut self.counters, face, lp, wire, scope, out);
+    }
+}
+
+/// NFD `onOutgoingData`: `/localhost` Data never leaves through a non-local face. `lp` carries
+/// the downstream's own token; the buffer is shared, not copied. Whether the Data was sent.
+#[inline(always)]
+fn send_data(
+    faces: &FaceTable,
+    counters: &mut Counters,
+    face: FaceId,
+    lp: TxLp,
+    wire: &Bytes,
+    scope: NameScope,
+    out: &mut Vec<TxPacket>,
+) -> bool {
+    let Some(egress) = faces.get(face) else {
+        counters.face_gone += 1;
+        return false;
+    };
+    if scope == NameScope::Localhost && !egress.is_local() {
+        counters.localhost_violation_out += 1;
+        return false;
+    }
+    counters.tx_data += 1;
+    out.push(TxPacket {
+        face,
+        kind: PacketKind::Data,
+        lp,
+        wire: wire.clone(),
+        patch: None,
+    });
+    true
+}
+
+/// The outgoing side of one incoming Data: each downstream the PIT-CS finds is sent at once
+/// ([`send_data`]) into `out` after `start`, echoing the Data's CongestionMark and ingress
+/// face. A face is offered once: the sent ones are in `out[start..]`, the refused ones (gone,
+/// or non-local for a `/localhost` Data) in `refused`, so neither is sent nor counted twice.
+struct DataTx<'a> {
+    out: &'a mut Vec<TxPacket>,
+    start: usize,
+    faces: &'a FaceTable,
+    counters: &'a mut Counters,
+    refused: &'a mut Vec<Downstream>,
+    rx: &'a RxPacket,
+    scope: NameScope,
+    /// A downstream was offered before.
+    any: bool,
+}
+
+impl DataTx<'_> {
+    /// Whether `face` was offered before for this Data (sent or refused).
+    #[cold]
+    #[inline(never)]
+    fn offered(&self, face: FaceId) -> bool {
+        let sent = self
+            .out
+            .get(self.start..)
+            .is_some_and(|s| s.iter().any(|t| t.face == face));
+        sent || self.refused.iter().any(|x| x.face == face)
+    }
+}
+
+impl DataSink for DataTx<'_> {
+    #[inline(always)]
+    fn offer(&mut self, d: Downstream) {
+        // The usual Data has one downstream: nothing offered before it, no list to look at.
+        if self.any && self.offered(d.face) {
             return;
         }
-        self.counters.tx_data += 1;
-        out.push(TxPacket {
+        self.any = true;
+        let lp = TxLp {
+            pit_token: d.token,
+            nack: None,
+            congestion_mark: self.rx.lp.congestion_mark,
+            incoming_face_id: Some(self.rx.face),
+        };
+        let (faces, counters) = (self.faces, &mut *self.counters);
+        if !send_data(
+            faces,
+            counters,
+            d.face,
+            lp,
+            &self.rx.wire,
+            self.scope,
+            self.out,
+        ) {
+            self.refused.push(d);
+        }
+    }
+
+    #[inline(always)]
+    fn held(&self) -> usize {
+        self.out.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::FaceInfo;
+    use ndn_packet::link::RxLp;
+
+    fn down(face: FaceId) -> Downstream {
+        Downstream {
             face,
+            token: LpToken::new(&[face as u8; 8]).unwrap_or(LpToken::EMPTY),
+            nonce: face,
+            congestion_mark: 0,
+        }
+    }
+
+    /// Each face is sent or refused once, however often the PIT-CS offers it (both PIT parts
+    /// of a key may name it): a refused face is neither sent later nor counted twice.
+    #[test]
+    fn data_tx_offers_each_face_once() {
+        let mut faces = FaceTable::new();
+        faces.insert(1, FaceInfo::network());
+        faces.insert(2, FaceInfo::local());
+        let rx = RxPacket {
+            face: 9,
             kind: PacketKind::Data,
-            lp: TxLp {
-                pit_token: token,
-                nack: None,
-                congestion_mark,
-                incoming_face_id,
+            wire: Bytes::from_static(b"\x06\x00"),
+            lp: RxLp {
+                congestion_mark: 3,
+                ..RxLp::default()
             },
-            wire: wire.clone(),
+        };
+        let (mut counters, mut refused) = (Counters::default(), Vec::new());
+        let mut out = vec![TxPacket {
+            face: 2,
+            kind: PacketKind::Interest,
+            lp: TxLp {
+                pit_token: LpToken::EMPTY,
+                nack: None,
+                congestion_mark: 0,
+                incoming_face_id: None,
+            },
+            wire: Bytes::new(),
             patch: None,
-        });
+        }];
+        let mut tx = DataTx {
+            start: out.len(),
+            out: &mut out,
+            faces: &faces,
+            counters: &mut counters,
+            refused: &mut refused,
+            rx: &rx,
+            scope: NameScope::Localhost,
+            any: false,
+        };
+        // Face 1 is non-local (a /localhost Data may not leave there), 3 is gone, 2 is local.
+        for f in [1, 3, 2, 1, 3, 2, 2] {
+            tx.offer(down(f));
+        }
+        assert_eq!(tx.held(), 2);
+        assert_eq!(counters.localhost_violation_out, 1);
+        assert_eq!(counters.face_gone, 1);
+        assert_eq!(counters.tx_data, 1);
+        let sent = out.get(1).cloned();
+        assert_eq!(
+            sent.as_ref().map(|t| (t.face, t.kind)),
+            Some((2, PacketKind::Data))
+        );
+        let lp = sent.map(|t| t.lp);
+        assert_eq!(
+            lp.map(|l| (l.pit_token, l.congestion_mark, l.incoming_face_id)),
+            Some((down(2).token, 3, Some(9)))
+        );
     }
 }
