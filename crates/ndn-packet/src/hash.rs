@@ -362,8 +362,9 @@ const LOW_BYTES: [u64; 8] = [
 /// name is followed by its other elements): every word it loads, including a prefix's last
 /// partial word, is a whole word inside the [`room::Room`], loaded with no bounds check, so the
 /// last block is one load and a mask instead of [`tail`]'s cases. Same states and last blocks
-/// as [`Absorber`].
-struct RoomAbsorber<'o, 'v, 'r, const C: usize> {
+/// as [`Absorber`]. `FITS`: the name is at most [`FITS_BYTES`] long, so its prefixes all fit in
+/// the head of the slots and are written with no check per prefix.
+struct RoomAbsorber<'o, 'v, 'r, const C: usize, const FITS: bool> {
     s: Sip,
     /// Bytes absorbed so far (a multiple of 8).
     done: usize,
@@ -371,11 +372,28 @@ struct RoomAbsorber<'o, 'v, 'r, const C: usize> {
     slots: &'o mut slots::Spare<'v>,
 }
 
-impl<const C: usize> NameVisitor for RoomAbsorber<'_, '_, '_, C> {
+/// The longest name whose prefixes all fit in the head of the slots: a component TLV takes at
+/// least 2 bytes, so a name of at most `2 * (HEAD - 1)` bytes has at most `HEAD - 1` components,
+/// `HEAD` prefixes with the root.
+const FITS_BYTES: usize = 2 * (slots::HEAD - 1);
+
+impl<const C: usize, const FITS: bool> NameVisitor for RoomAbsorber<'_, '_, '_, C, FITS> {
     #[inline(always)]
     fn component(&mut self, _: &[u8], end: usize) {
         if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
-            self.slots.push(self.s, last);
+            if FITS {
+                #[allow(unsafe_code)]
+                // SAFETY: a `FITS` walk is over a name of at most `FITS_BYTES` bytes
+                // (`scan_with` checks), and `NameRef::scan_common` calls this once per
+                // component, each ending at least 2 bytes past the one before (a header is 2
+                // bytes): after the root and `k` components, `2k <= end <= FITS_BYTES`, so
+                // `k < HEAD` slots are written before this push.
+                unsafe {
+                    self.slots.push_head(self.s, last);
+                }
+            } else {
+                self.slots.push(self.s, last);
+            }
         }
     }
 }
@@ -486,19 +504,44 @@ impl NameHasher {
         // whole-word walk, whose results are the general walk's bit for bit. Anything else
         // takes the general walk, which decides.
         if let Some(words) = room::Room::new(room, len) {
-            let name = self.walk_from_root(out, |s, slots| {
-                let mut a = RoomAbsorber::<C> {
-                    s,
-                    done: 0,
-                    room: words,
-                    slots,
-                };
-                NameRef::scan_common(room, len, &mut a)
-            });
+            let name = if len <= FITS_BYTES {
+                self.walk_from_root(out, |s, slots| {
+                    let mut a = RoomAbsorber::<C, true> {
+                        s,
+                        done: 0,
+                        room: words,
+                        slots,
+                    };
+                    NameRef::scan_common(room, len, &mut a)
+                })
+            } else {
+                self.walk_from_root(out, |s, slots| {
+                    let mut a = RoomAbsorber::<C, false> {
+                        s,
+                        done: 0,
+                        room: words,
+                        slots,
+                    };
+                    NameRef::scan_common(room, len, &mut a)
+                })
+            };
             if let Some(name) = name {
                 return Ok((name, NameScan::default()));
             }
         }
+        self.scan_general::<C>(value, out)
+    }
+
+    /// The general walk of [`Self::scan_with`] (any header, digest components, no room after
+    /// the name). Out of line and cold: the whole-word walk then need not keep the keyed
+    /// initial state in registers for it.
+    #[cold]
+    #[inline(never)]
+    fn scan_general<'a, const C: usize>(
+        &self,
+        value: &'a [u8],
+        out: &mut PrefixHashes,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         self.walk_from_root(out, |s, slots| {
             let mut a = Absorber::<C> { s, prev: 0, slots };
             NameRef::scan(value, &mut a)

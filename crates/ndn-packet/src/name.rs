@@ -177,7 +177,8 @@ impl<'a> NameRef<'a> {
     /// name let a header be read without checking that its second byte is inside the name (a
     /// length byte read past it makes the component overrun, which is caught), and the usual
     /// component, a GenericNameComponent with a one-byte length, costs one compare of the
-    /// header turned so that it reads as the length.
+    /// header turned so that it reads as the length. Each end told to `visitor` is at least 2
+    /// past the one before (0 before the first): the prefix hasher's head walk relies on it.
     #[inline(always)]
     pub(crate) fn scan_common<V: NameVisitor>(
         room: &'a [u8],

@@ -127,16 +127,32 @@ impl Spare<'_> {
     /// Writes the prefix with absorbing state `s` and last block `last` into the next slot.
     #[inline(always)]
     pub(super) fn push(&mut self, s: Sip, last: u64) {
-        let [v0, v1, v2, v3] = s.v;
         if self.n >= HEAD {
+            let [v0, v1, v2, v3] = s.v;
             return push_tail(self.tail, v0, v1, v2, v3, last);
         }
         #[allow(unsafe_code)]
-        // SAFETY: `n < HEAD`, so `at = base + n` is array 0's word of a slot of the head; the
-        // head (borrowed mutably by `refill` for as long as this `Spare` lives) is `ARRAYS`
-        // arrays of `STRIDE` words, so word `at + STRIDE * a` is inside it for every
-        // `a < ARRAYS`. The cells are written through the pointer only; no reference to them
-        // is alive meanwhile.
+        // SAFETY: `n < HEAD`, checked just above.
+        unsafe {
+            self.push_head(s, last);
+        }
+    }
+
+    /// [`Self::push`] for a walk that knows the head has room: no check per prefix.
+    ///
+    /// # Safety
+    ///
+    /// Fewer than [`HEAD`] slots are written (`n < HEAD`).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn push_head(&mut self, s: Sip, last: u64) {
+        debug_assert!(self.n < HEAD);
+        let [v0, v1, v2, v3] = s.v;
+        // SAFETY: `n < HEAD` (the caller's contract), so `at = base + n` is array 0's word of a
+        // slot of the head; the head (borrowed mutably by `refill` for as long as this `Spare`
+        // lives) is `ARRAYS` arrays of `STRIDE` words, so word `at + STRIDE * a` is inside it
+        // for every `a < ARRAYS`. The cells are written through the pointer only; no reference
+        // to them is alive meanwhile.
         unsafe {
             let at = self.base.add(self.n);
             at.write(v0);

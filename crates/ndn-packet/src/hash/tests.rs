@@ -286,6 +286,44 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Names of many short components, around the longest whose prefixes all fit in the head
+    /// of the slots (`FITS_BYTES`, written with no check per prefix) and past it.
+    #[test]
+    fn head_walk_equals_general_walk_near_the_head_size(
+        comps in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..3), 40..70),
+        after in proptest::collection::vec(any::<u8>(), 8..12),
+    ) {
+        let mut value = Vec::new();
+        for c in comps {
+            value.extend([8, c.len() as u8]);
+            value.extend(c);
+        }
+        walks_agree(&value, &after)?;
+    }
+}
+
+#[test]
+fn head_walk_edges() {
+    // `FITS_BYTES` of empty components: the head's 64 prefixes exactly; one more component
+    // and the 65th prefix goes to the tail.
+    for n in [62, 63, 64, 65] {
+        let value = [8u8, 0].repeat(n);
+        assert_eq!(value.len() <= FITS_BYTES, n <= 63);
+        walks_agree(&value, &[0x5a; 8]).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let h = NameHasher::new(KEY, SipVariant::Sip13);
+        let mut room = value.clone();
+        room.extend([0x5a; 8]);
+        let mut out = PrefixHashes::default();
+        assert!(h.scan_hashed(&room, value.len(), &mut out).is_ok());
+        assert_eq!(out.len(), n + 1);
+        for i in 0..=n {
+            let id = reference(SipVariant::Sip13, &value[..2 * i]);
+            assert_eq!(out.id128(i), Some(id), "{n} {i}");
+        }
+    }
+}
+
 #[test]
 fn whole_word_walk_header_edges() {
     // Every one-byte type with the lengths at the edges of the one-compare check, as a whole
