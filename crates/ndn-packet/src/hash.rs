@@ -29,7 +29,7 @@ mod lanes;
 mod room;
 mod slots;
 
-pub use ids::ID_LANES;
+pub use ids::{NameId, ID_LANES};
 
 /// Which SipHash round counts to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -505,31 +505,36 @@ impl NameHasher {
         // takes the general walk, which decides.
         if let Some(words) = room::Room::new(room, len) {
             let name = if len <= FITS_BYTES {
-                self.walk_from_root(out, |s, slots| {
-                    let mut a = RoomAbsorber::<C, true> {
-                        s,
-                        done: 0,
-                        room: words,
-                        slots,
-                    };
-                    NameRef::scan_common(room, len, &mut a)
-                })
+                self.walk_room::<C, true>(room, len, words, out)
             } else {
-                self.walk_from_root(out, |s, slots| {
-                    let mut a = RoomAbsorber::<C, false> {
-                        s,
-                        done: 0,
-                        room: words,
-                        slots,
-                    };
-                    NameRef::scan_common(room, len, &mut a)
-                })
+                self.walk_room::<C, false>(room, len, words, out)
             };
             if let Some(name) = name {
                 return Ok((name, NameScan::default()));
             }
         }
         self.scan_general::<C>(value, out)
+    }
+
+    /// The whole-word walk of [`Self::scan_with`] over the name of `len` bytes at the start
+    /// of `room`, whose `words` were checked ([`RoomAbsorber`]; `FITS`: `len <= FITS_BYTES`).
+    #[inline(always)]
+    fn walk_room<'a, const C: usize, const FITS: bool>(
+        &self,
+        room: &'a [u8],
+        len: usize,
+        words: room::Room<'_>,
+        out: &mut PrefixHashes,
+    ) -> Option<NameRef<'a>> {
+        self.walk_from_root(out, |s, slots| {
+            let mut a = RoomAbsorber::<C, FITS> {
+                s,
+                done: 0,
+                room: words,
+                slots,
+            };
+            NameRef::scan_common(room, len, &mut a)
+        })
     }
 
     /// The general walk of [`Self::scan_with`] (any header, digest components, no room after
@@ -576,72 +581,6 @@ impl NameHasher {
     /// The table hash of a whole name.
     pub fn hash_name(&self, name: NameRef<'_>) -> u64 {
         self.hash_value(name.value())
-    }
-}
-
-/// The keyed identity of one whole name and its component count: all a Data needs in the
-/// common case (its token's entry and its CS key are keyed on the full name alone). Equal to
-/// [`PrefixHashes::id128`] of the whole name (and its low word to [`PrefixHashes::full`]) under
-/// the same key, so tables keyed either way agree. Built by [`NameHasher::name_id`] or, during
-/// the decoder's walk, by `Data::new_checked_id`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct NameId {
-    id: u128,
-    components: usize,
-}
-
-impl NameId {
-    /// The 128-bit keyed identity (SipHash-128 of the name's TLV-VALUE).
-    #[inline]
-    pub fn id128(&self) -> u128 {
-        self.id
-    }
-
-    /// The 64-bit table hash: the identity's low word.
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.id as u64
-    }
-
-    /// Number of components of the name.
-    #[inline]
-    pub fn components(&self) -> usize {
-        self.components
-    }
-}
-
-impl PrefixHashes {
-    /// The whole name's identity, as [`NameHasher::name_id`] gives it.
-    pub fn name_id(&self) -> NameId {
-        let components = self.components();
-        NameId {
-            id: self.id128(components).unwrap_or(0),
-            components,
-        }
-    }
-}
-
-impl NameHasher {
-    /// The identity of a checked name: one run over its TLV-VALUE, whole words at a time, and
-    /// one 128-bit finalization (no per-prefix state, unlike [`Self::hash_prefixes`]).
-    pub fn name_id(&self, name: NameRef<'_>) -> NameId {
-        self.id_of_value(name.value(), name.len())
-    }
-
-    /// [`Self::name_id`] of the name whose TLV-VALUE is `value`, with `components` components
-    /// already counted by the caller's checking walk.
-    #[inline(always)]
-    pub(crate) fn id_of_value(&self, value: &[u8], components: usize) -> NameId {
-        #[inline(always)]
-        fn run<const C: usize, const D: usize>(root: Sip, value: &[u8]) -> u128 {
-            let (h1, f) = root.hash_whole::<C, D>(value);
-            u128::from(finish2::<D>(f)) << 64 | u128::from(h1)
-        }
-        let id = match self.variant {
-            SipVariant::Sip13 => run::<1, 3>(self.root, value),
-            SipVariant::Sip24 => run::<2, 4>(self.root, value),
-        };
-        NameId { id, components }
     }
 }
 

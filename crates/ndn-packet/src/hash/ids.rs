@@ -1,4 +1,5 @@
-//! The identities of several whole names at once (AVX2), with the scalar path as fallback.
+//! The identity of a whole name ([`NameId`]): one name at a time, or several at once (AVX2)
+//! with the scalar path as fallback.
 //!
 //! SipHash is serial inside one message, but the Data names of a burst are independent: four
 //! of them are hashed side by side, each SipHash state word of the four names in one 256-bit
@@ -12,8 +13,74 @@
 //! (same operations on the same words; tested). AVX2 is detected at run time (a cached load);
 //! without it, and for a group of one name, each name is hashed the scalar way.
 
-use super::{NameHasher, NameId};
+use super::{finish2, NameHasher, PrefixHashes, Sip, SipVariant};
 use crate::name::NameRef;
+
+/// The keyed identity of one whole name and its component count: all a Data needs in the
+/// common case (its token's entry and its CS key are keyed on the full name alone). Equal to
+/// [`PrefixHashes::id128`] of the whole name (and its low word to [`PrefixHashes::full`]) under
+/// the same key, so tables keyed either way agree. Built by [`NameHasher::name_id`] or, during
+/// the decoder's walk, by `Data::new_checked_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NameId {
+    id: u128,
+    components: usize,
+}
+
+impl NameId {
+    /// The 128-bit keyed identity (SipHash-128 of the name's TLV-VALUE).
+    #[inline]
+    pub fn id128(&self) -> u128 {
+        self.id
+    }
+
+    /// The 64-bit table hash: the identity's low word.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.id as u64
+    }
+
+    /// Number of components of the name.
+    #[inline]
+    pub fn components(&self) -> usize {
+        self.components
+    }
+}
+
+impl PrefixHashes {
+    /// The whole name's identity, as [`NameHasher::name_id`] gives it.
+    pub fn name_id(&self) -> NameId {
+        let components = self.components();
+        NameId {
+            id: self.id128(components).unwrap_or(0),
+            components,
+        }
+    }
+}
+
+impl NameHasher {
+    /// The identity of a checked name: one run over its TLV-VALUE, whole words at a time, and
+    /// one 128-bit finalization (no per-prefix state, unlike [`Self::hash_prefixes`]).
+    pub fn name_id(&self, name: NameRef<'_>) -> NameId {
+        self.id_of_value(name.value(), name.len())
+    }
+
+    /// [`Self::name_id`] of the name whose TLV-VALUE is `value`, with `components` components
+    /// already counted by the caller's checking walk.
+    #[inline(always)]
+    pub(crate) fn id_of_value(&self, value: &[u8], components: usize) -> NameId {
+        #[inline(always)]
+        fn run<const C: usize, const D: usize>(root: Sip, value: &[u8]) -> u128 {
+            let (h1, f) = root.hash_whole::<C, D>(value);
+            u128::from(finish2::<D>(f)) << 64 | u128::from(h1)
+        }
+        let id = match self.variant {
+            SipVariant::Sip13 => run::<1, 3>(self.root, value),
+            SipVariant::Sip24 => run::<2, 4>(self.root, value),
+        };
+        NameId { id, components }
+    }
+}
 
 /// Names hashed side by side.
 pub const ID_LANES: usize = 4;
@@ -52,7 +119,8 @@ mod avx2 {
     };
 
     use super::super::lanes::avx2::round;
-    use super::super::{NameHasher, NameId, Sip, SipVariant};
+    use super::super::{NameHasher, Sip, SipVariant};
+    use super::NameId;
     use super::ID_LANES;
     use crate::name::NameRef;
 
