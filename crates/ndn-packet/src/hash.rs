@@ -346,18 +346,6 @@ impl PrefixHashes {
     }
 }
 
-/// Masks of the low `r` bytes of a word, for `r` from 0 to 7.
-const LOW_BYTES: [u64; 8] = [
-    0,
-    0xff,
-    0xffff,
-    0xff_ffff,
-    0xffff_ffff,
-    0xff_ffff_ffff,
-    0xffff_ffff_ffff,
-    0xff_ffff_ffff_ffff,
-];
-
 /// [`Absorber`] for a name followed, in its buffer, by at least 8 more bytes (an Interest's
 /// name is followed by its other elements): every word it loads, including a prefix's last
 /// partial word, is a whole word inside the [`room::Room`], loaded with no bounds check, so the
@@ -413,8 +401,8 @@ impl<const C: usize> NameVisitor for Absorber<'_, '_, C> {
         // The walk's ends increase, so the words up to `prev` rounded down are absorbed.
         let whole = end & !7;
         self.s.absorb_words::<C>(value, self.prev & !7, whole);
-        let last = Sip::last_block(value, whole, end);
-        self.slots.push(self.s, last);
+        self.slots
+            .push(self.s, slots::pack_last(tail(value, whole, end), end));
         self.prev = end;
     }
 }

@@ -3,7 +3,8 @@
 //! buffer, so the whole-word walk loads it with no bounds check. The one unsafe step is that
 //! load; the constructor checks the room once per name.
 
-use super::{Sip, LOW_BYTES};
+use super::slots::pack_last;
+use super::Sip;
 
 /// The first `len` bytes of `bytes` are a name; `bytes.len() >= len + 8`.
 #[derive(Clone, Copy)]
@@ -21,7 +22,8 @@ impl<'r> Room<'r> {
 
     /// Compresses into `s` the name's whole words from `*done` (a multiple of 8, at most
     /// `end`) up to `end` rounded down, leaving `*done` there, and returns the last block of
-    /// the prefix ending at `end`: its length byte and its tail bytes, one load and a mask.
+    /// the prefix ending at `end`, packed (`slots::pack_last`: the word at the tail's start
+    /// and the length byte, one load and no mask).
     /// `None` (and nothing done) when `end` is past the name: a walk's ends are inside it
     /// (`NameRef::scan_common` checks each), so after that check this one compiles away.
     #[inline(always)]
@@ -43,8 +45,7 @@ impl<'r> Room<'r> {
         }
         #[allow(unsafe_code)]
         // SAFETY: `whole <= end <= len`.
-        let tail = unsafe { self.word(whole) } & LOW_BYTES.get(end & 7).copied().unwrap_or(0);
-        Some(((end as u64) << 56) | tail)
+        Some(pack_last(unsafe { self.word(whole) }, end))
     }
 
     /// The little-endian word of the 8 bytes at `at`.

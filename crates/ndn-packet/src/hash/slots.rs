@@ -22,12 +22,42 @@ const PAD: usize = 3;
 pub(super) const STRIDE: usize = HEAD + PAD;
 /// Arrays: the four state words, the last block, then the two output words.
 const ARRAYS: usize = 7;
-/// Index of the last block's array.
+/// Index of the last block's array (packed: [`pack_last`]).
 pub(super) const LAST: usize = 4;
 /// Index of the first output word's array.
 pub(super) const H1: usize = 5;
 /// Index of the second output word's array.
 pub(super) const H2: usize = 6;
+
+/// A prefix's last block as the walks store it in the slots ([`unpack_last`] gives the block):
+/// the word of its tail bytes turned left a byte, over the low byte of its length. The word's
+/// bytes past the tail may be anything (the whole-word walk stores the raw word at the tail's
+/// start): unpacking masks them off, so the walk pays no mask per prefix.
+#[inline(always)]
+pub(super) fn pack_last(word: u64, end: usize) -> u64 {
+    (word << 8) | (end as u64 & 0xff)
+}
+
+/// The last block of a prefix packed by [`pack_last`]: the length's byte on top, the tail's
+/// `end % 8` bytes (the packed word's lowest) below it.
+#[inline(always)]
+pub(super) fn unpack_last(packed: u64) -> u64 {
+    let end = packed & 0xff;
+    let mask = LOW_BYTES.get((end & 7) as usize).copied().unwrap_or(0);
+    (end << 56) | ((packed >> 8) & mask)
+}
+
+/// Masks of the low `r` bytes of a word, for `r` from 0 to 7.
+const LOW_BYTES: [u64; 8] = [
+    0,
+    0xff,
+    0xffff,
+    0xff_ffff,
+    0xffff_ffff,
+    0xff_ffff_ffff,
+    0xffff_ffff_ffff,
+    0xff_ffff_ffff_ffff,
+];
 
 /// The arrays of the head. Cells: the output words are cached through `&self`.
 #[derive(Clone)]
@@ -96,7 +126,7 @@ impl Slots {
         }
     }
 
-    /// The absorbing state and the last block of prefix `i` (below `len`).
+    /// The absorbing state and the last block (unpacked) of prefix `i` (below `len`).
     #[inline(always)]
     pub(super) fn prefix(&self, i: usize) -> (Sip, u64) {
         let w = if i < HEAD {
@@ -109,7 +139,7 @@ impl Slots {
             Sip {
                 v: [v0, v1, v2, v3],
             },
-            last,
+            unpack_last(last),
         )
     }
 }
@@ -124,7 +154,8 @@ pub(super) struct Spare<'v> {
 }
 
 impl Spare<'_> {
-    /// Writes the prefix with absorbing state `s` and last block `last` into the next slot.
+    /// Writes the prefix with absorbing state `s` and packed last block `last`
+    /// ([`pack_last`]) into the next slot.
     #[inline(always)]
     pub(super) fn push(&mut self, s: Sip, last: u64) {
         if self.n >= HEAD {
