@@ -25,6 +25,7 @@ use crate::tlv::{self, is_critical, tt, Reader};
 use crate::DecodeError;
 
 mod builder;
+mod usual;
 pub use builder::{InterestBuilder, InterestSignature};
 
 /// InterestLifetime assumed when the element is absent, in milliseconds.
@@ -113,6 +114,21 @@ impl<'a> Interest<'a> {
         hasher: &NameHasher,
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
+        match usual::header(wire) {
+            Some(len) => Self::usual_hashed(wire, len, hasher, out),
+            None => Self::decode_hashed(wire, hasher, out),
+        }
+    }
+
+    /// [`Self::new_checked_hashed`] by the general decoder, for an Interest whose header is
+    /// not the usual one (`usual::header`): out of the usual path's way.
+    #[cold]
+    #[inline(never)]
+    fn decode_hashed(
+        wire: &'a [u8],
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+    ) -> Result<Self, DecodeError> {
         Self::decode(wire, |room, len| hasher.scan_hashed(room, len, out))
     }
 
@@ -130,14 +146,28 @@ impl<'a> Interest<'a> {
         // Offsets below are relative to `outer`; `base` turns them into offsets in `wire`
         // (all below 2^32, checked above).
         let base = (wire.len() - outer.len()) as u32;
-        let at = |pos: usize| base + pos as u32;
-        let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
-        let (name, scan, mut pos) = {
+        let (name, scan, pos) = {
             let (_, value, pos) = tlv::element_at(outer, 0)?;
             let room = outer.get(pos - value.len()..).unwrap_or_default();
             let (value, scan) = walk(room, value.len())?;
             (value, scan, pos)
         };
+        Self::after_name(wire, base, outer, name, scan, pos)
+    }
+
+    /// The decoder's part after the name's walk: `outer` is the Interest's TLV-VALUE, at
+    /// offset `base` in `wire` (below 2^32), and the name (walked: `scan`) ends at `pos` in it.
+    #[inline(always)]
+    fn after_name(
+        wire: &'a [u8],
+        base: u32,
+        outer: &'a [u8],
+        name: NameRef<'a>,
+        scan: NameScan,
+        mut pos: usize,
+    ) -> Result<Self, DecodeError> {
+        let at = |pos: usize| base + pos as u32;
+        let span = |value: &[u8], end: usize| (at(end - value.len()), at(end));
         if name.is_empty() {
             return Err(DecodeError::Invalid(tt::NAME));
         }

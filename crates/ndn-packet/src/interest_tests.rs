@@ -409,3 +409,107 @@ proptest::proptest! {
         proptest::prop_assert_eq!(decode(&relabeled), reference_decode(&relabeled));
     }
 }
+
+/// A usual-looking Interest value for the straight line's property: a name of random
+/// components (mostly generic, some digest or other types, some of odd lengths), then the
+/// guiders each maybe present, maybe of a wrong size, maybe with another element among them.
+fn arb_usual_value() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let component = (
+        prop::sample::select(vec![8u8, 8, 8, 8, 1, 2, 3, 32, 0]),
+        prop_oneof![
+            4 => prop::collection::vec(any::<u8>(), 0..12),
+            1 => prop::collection::vec(any::<u8>(), 32..=32),
+        ],
+    )
+        .prop_map(|(t, v)| [&[t, v.len() as u8][..], &v].concat());
+    let name = prop::collection::vec(component, 0..8).prop_map(|c| {
+        let value = c.concat();
+        [&[7, value.len() as u8][..], &value].concat()
+    });
+    let guider = |t: u8, sizes: Vec<usize>| {
+        (
+            prop::sample::select(sizes),
+            prop::collection::vec(any::<u8>(), 8),
+        )
+            .prop_map(move |(n, v)| [&[t, n as u8][..], &v[..n]].concat())
+    };
+    let maybe = |g: BoxedStrategy<Vec<u8>>| prop_oneof![1 => Just(vec![]), 2 => g];
+    (
+        name,
+        maybe(guider(33, vec![0, 0, 0, 1]).boxed()),
+        maybe(guider(18, vec![0, 0, 0, 1]).boxed()),
+        maybe(guider(10, vec![4, 4, 4, 3, 5]).boxed()),
+        maybe(guider(12, vec![1, 2, 4, 8, 0, 3]).boxed()),
+        maybe(guider(34, vec![1, 1, 1, 0, 2]).boxed()),
+        prop_oneof![3 => Just(None), 1 => (arb_element(), 0usize..6).prop_map(Some)],
+    )
+        .prop_map(|(name, cbp, mbf, nonce, life, hop, other)| {
+            let mut parts = vec![name, cbp, mbf, nonce, life, hop];
+            if let Some((e, at)) = other {
+                parts.insert(1 + at.min(5), e);
+            }
+            parts.concat()
+        })
+}
+
+proptest::proptest! {
+    #[test]
+    fn usual_straight_line_equals_the_general_decoder(
+        value in arb_usual_value(),
+        edits in proptest::collection::vec((0usize..64, proptest::num::u8::ANY), 0..3),
+        cut in 0usize..3,
+    ) {
+        let hasher = NameHasher::new([7; 16], crate::hash::SipVariant::Sip13);
+        let (mut got, mut want) = (PrefixHashes::default(), PrefixHashes::default());
+        let mut wire = interest(&value);
+        let mut check = |wire: &[u8]| -> Result<(), proptest::test_runner::TestCaseError> {
+            let a = Interest::new_checked_hashed(wire, &hasher, &mut got);
+            let b = Interest::decode_hashed(wire, &hasher, &mut want);
+            proptest::prop_assert_eq!(&a, &b);
+            if a.is_ok() {
+                proptest::prop_assert_eq!(got.len(), want.len());
+                for i in 0..got.len() {
+                    proptest::prop_assert_eq!(got.id128(i), want.id128(i));
+                }
+            }
+            Ok(())
+        };
+        check(&wire)?;
+        // Mutated anywhere (the headers too), and cut short with the outer length kept.
+        for (at, b) in edits {
+            let n = wire.len();
+            wire[at % n] = b;
+        }
+        check(&wire)?;
+        check(&wire[..wire.len() - cut.min(wire.len())])?;
+    }
+}
+
+#[test]
+fn usual_interests_take_the_straight_line() {
+    let every = InterestBuilder::new(n("/a/b/c"))
+        .can_be_prefix(true)
+        .must_be_fresh(true)
+        .nonce([1, 2, 3, 4])
+        .lifetime_ms(8000)
+        .hop_limit(32)
+        .encode()
+        .unwrap();
+    let bench = InterestBuilder::new(n("/x/y"))
+        .nonce([5, 6, 7, 8])
+        .hop_limit(64)
+        .encode()
+        .unwrap();
+    for wire in [&every, &bench] {
+        let len = usual::header(wire).unwrap();
+        let name = NameRef::new_checked(&wire[4..4 + len]).unwrap();
+        let it = Interest::usual_guiders(wire, name, 4 + len).unwrap();
+        assert_eq!(Ok(it), Interest::new_checked(wire));
+    }
+    // A ForwardingHint leaves the straight line (the general decoder reads it).
+    assert!(usual::header(&INTEREST_FULL).is_some());
+    let len = usual::header(&INTEREST_FULL).unwrap();
+    let name = NameRef::new_checked(&INTEREST_FULL[4..4 + len]).unwrap();
+    assert_eq!(Interest::usual_guiders(&INTEREST_FULL, name, 4 + len), None);
+}
