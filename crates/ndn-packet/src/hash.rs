@@ -346,46 +346,6 @@ impl PrefixHashes {
     }
 }
 
-/// [`Absorber`] for a name followed, in its buffer, by at least 8 more bytes (an Interest's
-/// name is followed by its other elements): every word it loads, including a prefix's last
-/// partial word, is a whole word inside the [`room::Room`], loaded with no bounds check, so the
-/// last block is one load and a mask instead of [`tail`]'s cases. Same states and last blocks
-/// as [`Absorber`]. `FITS`: the name is at most [`FITS_BYTES`] long, so its prefixes all fit in
-/// the head of the slots and are written with no check per prefix.
-struct RoomAbsorber<'o, 'v, 'r, const C: usize, const FITS: bool> {
-    s: Sip,
-    /// Bytes absorbed so far (a multiple of 8).
-    done: usize,
-    room: room::Room<'r>,
-    slots: &'o mut slots::Spare<'v>,
-}
-
-/// The longest name whose prefixes all fit in the head of the slots: a component TLV takes at
-/// least 2 bytes, so a name of at most `2 * (HEAD - 1)` bytes has at most `HEAD - 1` components,
-/// `HEAD` prefixes with the root.
-const FITS_BYTES: usize = 2 * (slots::HEAD - 1);
-
-impl<const C: usize, const FITS: bool> NameVisitor for RoomAbsorber<'_, '_, '_, C, FITS> {
-    #[inline(always)]
-    fn component(&mut self, _: &[u8], end: usize) {
-        if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
-            if FITS {
-                #[allow(unsafe_code)]
-                // SAFETY: a `FITS` walk is over a name of at most `FITS_BYTES` bytes
-                // (`scan_with` checks), and `NameRef::scan_common` calls this once per
-                // component, each ending at least 2 bytes past the one before (a header is 2
-                // bytes): after the root and `k` components, `2k <= end <= FITS_BYTES`, so
-                // `k < HEAD` slots are written before this push.
-                unsafe {
-                    self.slots.push_head(self.s, last);
-                }
-            } else {
-                self.slots.push(self.s, last);
-            }
-        }
-    }
-}
-
 /// The hashing side of one walk over a name, small enough to stay in registers: the running
 /// state, the previous component's end (the whole words absorbed end there, rounded down to a
 /// word) and the slots left for the next prefixes.
@@ -476,11 +436,76 @@ impl NameHasher {
         }
     }
 
-    /// [`Self::scan_hashed`] with `C` compression rounds. Out of line: the walk's state (the
-    /// absorber and the scan's position) then has the registers to itself whatever the
+    /// [`Self::scan_hashed`] with `C` compression rounds: the whole-word walk when the name
+    /// is a common one, else the general walk, which decides.
+    #[inline(always)]
+    fn scan_with<'a, const C: usize>(
+        &self,
+        room: &'a [u8],
+        len: usize,
+        out: &mut PrefixHashes,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
+        if let Some(name) = self.common_with::<C>(room, len, out) {
+            return Ok((name, NameScan::default()));
+        }
+        self.general_with::<C>(room, len, out)
+    }
+
+    /// [`Self::scan_hashed`] of a common name (one-byte headers, no digest component) with
+    /// room after it, by the whole-word walk: `Some` with the name (its [`NameScan`] is the
+    /// default) when it is one, else `None` and the caller runs [`Self::scan_hashed_general`],
+    /// which decides. The results are the general walk's bit for bit. Returns in registers.
+    #[inline(always)]
+    pub(crate) fn scan_hashed_common<'a>(
+        &self,
+        room: &'a [u8],
+        len: usize,
+        out: &mut PrefixHashes,
+    ) -> Option<NameRef<'a>> {
+        match self.variant {
+            SipVariant::Sip13 => self.common_with::<1>(room, len, out),
+            SipVariant::Sip24 => self.common_with::<2>(room, len, out),
+        }
+    }
+
+    /// [`Self::scan_hashed`] by the general walk alone (any name), for a caller whose
+    /// [`Self::scan_hashed_common`] answered `None`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn scan_hashed_general<'a>(
+        &self,
+        room: &'a [u8],
+        len: usize,
+        out: &mut PrefixHashes,
+    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
+        match self.variant {
+            SipVariant::Sip13 => self.general_with::<1>(room, len, out),
+            SipVariant::Sip24 => self.general_with::<2>(room, len, out),
+        }
+    }
+
+    /// [`Self::scan_hashed_common`] with `C` compression rounds. Out of line: the walk's state
+    /// (the absorber and the scan's position) then has the registers to itself whatever the
     /// decoder around it keeps live.
     #[inline(never)]
-    fn scan_with<'a, const C: usize>(
+    fn common_with<'a, const C: usize>(
+        &self,
+        room: &'a [u8],
+        len: usize,
+        out: &mut PrefixHashes,
+    ) -> Option<NameRef<'a>> {
+        out.variant = self.variant;
+        let words = room::Room::new(room, len)?;
+        if len <= room::FITS_BYTES {
+            self.walk_room::<C, true>(room, len, words, out)
+        } else {
+            self.walk_room::<C, false>(room, len, words, out)
+        }
+    }
+
+    /// [`Self::scan_hashed_general`] with `C` compression rounds.
+    #[inline(always)]
+    fn general_with<'a, const C: usize>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -488,24 +513,11 @@ impl NameHasher {
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.variant = self.variant;
         let value = room.get(..len).ok_or(DecodeError::Truncated)?;
-        // The common name (one-byte headers, no digest component) with room after it: the
-        // whole-word walk, whose results are the general walk's bit for bit. Anything else
-        // takes the general walk, which decides.
-        if let Some(words) = room::Room::new(room, len) {
-            let name = if len <= FITS_BYTES {
-                self.walk_room::<C, true>(room, len, words, out)
-            } else {
-                self.walk_room::<C, false>(room, len, words, out)
-            };
-            if let Some(name) = name {
-                return Ok((name, NameScan::default()));
-            }
-        }
         self.scan_general::<C>(value, out)
     }
 
     /// The whole-word walk of [`Self::scan_with`] over the name of `len` bytes at the start
-    /// of `room`, whose `words` were checked ([`RoomAbsorber`]; `FITS`: `len <= FITS_BYTES`).
+    /// of `room`, whose `words` were checked ([`room::RoomAbsorber`]; `FITS`: `len <= room::FITS_BYTES`).
     #[inline(always)]
     fn walk_room<'a, const C: usize, const FITS: bool>(
         &self,
@@ -515,7 +527,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Option<NameRef<'a>> {
         self.walk_from_root(out, |s, slots| {
-            let mut a = RoomAbsorber::<C, FITS> {
+            let mut a = room::RoomAbsorber::<C, FITS> {
                 s,
                 done: 0,
                 room: words,

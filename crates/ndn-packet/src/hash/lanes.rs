@@ -174,8 +174,7 @@ pub(super) mod avx2 {
     fn run<const C: usize, const D: usize>(p: &PrefixHashes, want: u64) {
         let len = p.len();
         // Bits of the prefixes of the name (all 64 for a name of 63 components or more).
-        let len = u32::try_from(len).unwrap_or(u32::MAX);
-        let name = u64::MAX.checked_shr(64u32.saturating_sub(len)).unwrap_or(0);
+        let name = if len < 64 { (1 << len) - 1 } else { u64::MAX };
         let mut left = want & name;
         let mut done = 0;
         while left != 0 {

@@ -3,8 +3,9 @@
 //! buffer, so the whole-word walk loads it with no bounds check. The one unsafe step is that
 //! load; the constructor checks the room once per name.
 
-use super::slots::pack_last;
+use super::slots::{self, pack_last};
 use super::Sip;
+use crate::name::NameVisitor;
 
 /// The first `len` bytes of `bytes` are a name; `bytes.len() >= len + 8`.
 #[derive(Clone, Copy)]
@@ -60,5 +61,46 @@ impl<'r> Room<'r> {
         // SAFETY: `at <= len` (the caller's contract) and `len + 8 <= bytes.len()` (checked by
         // `new`): bytes `at..at + 8` are inside `bytes`. `read_unaligned` has no alignment rule.
         u64::from_le(unsafe { self.bytes.as_ptr().add(at).cast::<u64>().read_unaligned() })
+    }
+}
+
+/// The absorber of the whole-word walk, for a name followed, in its buffer, by at least 8 more
+/// bytes (an Interest's name is followed by its other elements): every word it loads, including
+/// a prefix's last partial word, is a whole word inside the [`Room`], loaded with no bounds
+/// check, so the last block is one load (packed, no mask) instead of `tail`'s cases. Same
+/// states and last blocks as the general walk's `Absorber`. `FITS`: the name is at most
+/// [`FITS_BYTES`] long, so its prefixes all fit in the head of the slots and are written with
+/// no check per prefix.
+pub(super) struct RoomAbsorber<'o, 'v, 'r, const C: usize, const FITS: bool> {
+    pub(super) s: Sip,
+    /// Bytes absorbed so far (a multiple of 8).
+    pub(super) done: usize,
+    pub(super) room: Room<'r>,
+    pub(super) slots: &'o mut slots::Spare<'v>,
+}
+
+/// The longest name whose prefixes all fit in the head of the slots: a component TLV takes at
+/// least 2 bytes, so a name of at most `2 * (HEAD - 1)` bytes has at most `HEAD - 1` components,
+/// `HEAD` prefixes with the root.
+pub(super) const FITS_BYTES: usize = 2 * (slots::HEAD - 1);
+
+impl<const C: usize, const FITS: bool> NameVisitor for RoomAbsorber<'_, '_, '_, C, FITS> {
+    #[inline(always)]
+    fn component(&mut self, _: &[u8], end: usize) {
+        if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
+            if FITS {
+                #[allow(unsafe_code)]
+                // SAFETY: a `FITS` walk is over a name of at most `FITS_BYTES` bytes
+                // (`scan_with` checks), and `NameRef::scan_common` calls this once per
+                // component, each ending at least 2 bytes past the one before (a header is 2
+                // bytes): after the root and `k` components, `2k <= end <= FITS_BYTES`, so
+                // `k < HEAD` slots are written before this push.
+                unsafe {
+                    self.slots.push_head(self.s, last);
+                }
+            } else {
+                self.slots.push(self.s, last);
+            }
+        }
     }
 }

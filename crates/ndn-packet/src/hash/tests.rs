@@ -309,7 +309,7 @@ fn head_walk_edges() {
     // and the 65th prefix goes to the tail.
     for n in [62, 63, 64, 65] {
         let value = [8u8, 0].repeat(n);
-        assert_eq!(value.len() <= FITS_BYTES, n <= 63);
+        assert_eq!(value.len() <= room::FITS_BYTES, n <= 63);
         walks_agree(&value, &[0x5a; 8]).unwrap_or_else(|e| panic!("{n}: {e}"));
         let h = NameHasher::new(KEY, SipVariant::Sip13);
         let mut room = value.clone();
