@@ -27,7 +27,7 @@ use crate::list::{Link, Linked, NIL};
 use bytes::Bytes;
 use ndn_packet::LpToken;
 use ndn_packet::NackReason;
-use ndnfwd_table::{Arena, SlotRef};
+use ndnfwd_table::SlotRef;
 
 /// In-records stored in a PIT entry itself.
 pub const IN_HEAD: usize = 1;
@@ -211,7 +211,8 @@ impl OutRecord {
 }
 
 /// A PIT entry: its first records and all its bookkeeping in two aligned cache lines (the
-/// fields add up to exactly 128 bytes). Records past the first live in the tail block.
+/// fields add up to 116 bytes; the timer wheel's links live in the wheel, one 16-byte node per
+/// PIT slot). Records past the first live in the tail block.
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 pub(crate) struct PitEntry {
@@ -223,10 +224,6 @@ pub(crate) struct PitEntry {
     pub(crate) last_tx: u64,
     /// Current retransmission-suppression interval.
     pub(crate) suppress: u64,
-    /// Timer-wheel list position.
-    pub(crate) link: Link,
-    /// Timer-wheel slot, [`NIL`] when not scheduled.
-    pub(crate) slot: u32,
     /// Owning PCC entry.
     pub(crate) key: u32,
     /// Tail block (records 2 to 4), [`NIL`] when none.
@@ -246,8 +243,6 @@ impl PitEntry {
             expiry: 0,
             last_tx: 0,
             suppress,
-            link: Link::UNLINKED,
-            slot: NIL,
             key,
             tail: NIL,
             n_in: 0,
@@ -261,8 +256,9 @@ impl PitEntry {
 impl PitEntry {
     /// Turns a recycled slot (see `Arena::alloc_reuse`) into a new entry with one in-record
     /// `first`: every field is written except the records past `n_in` / `n_out`, which nothing
-    /// reads before it writes them (all record access is bounded by the counts). That is 21
-    /// stores instead of building 128 bytes and copying them in.
+    /// reads before it writes them (all record access is bounded by the counts). That is 19
+    /// stores instead of building 128 bytes and copying them in. The timer wheel keeps its
+    /// links outside the entry (see `wheel.rs`), so a recycled slot has none to reset.
     pub(crate) fn restart(
         &mut self,
         key: u32,
@@ -276,26 +272,12 @@ impl PitEntry {
         self.expiry = first.expiry;
         self.last_tx = 0;
         self.suppress = suppress;
-        self.link = Link::UNLINKED;
-        self.slot = NIL;
         self.key = key;
         self.tail = NIL;
         self.n_in = 1;
         self.n_out = 0;
         self.n_cbp = u8::from(first.can_be_prefix());
         self.must_be_fresh = must_be_fresh;
-    }
-}
-
-impl Linked for PitEntry {
-    fn link(&self) -> Link {
-        self.link
-    }
-    fn link_mut(&mut self) -> &mut Link {
-        &mut self.link
-    }
-    fn entry_mut(arena: &mut Arena<Self>, i: u32) -> Option<&mut Self> {
-        arena.get_live_mut(i)
     }
 }
 

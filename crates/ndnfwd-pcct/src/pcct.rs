@@ -191,7 +191,7 @@ impl Pcct {
             arc_p: 0,
             arc_pending: ArcPending::None,
             cs_bytes: 0,
-            wheel: Wheel::new(cfg.lifetime_cap_ns),
+            wheel: Wheel::new(cfg.lifetime_cap_ns, cfg.pit_capacity)?,
             cbp_pending: 0,
             digest_pending: 0,
             prefetch: true,
@@ -248,6 +248,7 @@ impl Pcct {
             + self.pools.memory_bytes()
             + self.cs.memory_bytes()
             + self.gens.len() * 4
+            + self.wheel.memory_bytes()
     }
 
     // ----- key table -----
@@ -420,7 +421,7 @@ impl Pcct {
     }
 
     /// After in-records of part `p` changed: recount CanBePrefix records, recompute the expiry
-    /// and re-file the timer. `had_cbp` is whether the part had CanBePrefix records before.
+    /// and make sure the wheel will visit it in time. `had_cbp` is whether the part had CanBePrefix records before.
     pub(crate) fn refresh_part(&mut self, p: u32, had_cbp: bool) {
         let Some(e) = self.pits.get_live(p) else {
             return;
@@ -438,11 +439,11 @@ impl Pcct {
             _ => {}
         }
         if expiry != old_expiry {
-            self.wheel.reschedule(&mut self.pits, p);
+            self.wheel.schedule(p, expiry);
         }
     }
 
-    /// Frees PIT part `p` (timer, tail and extension block, part slot) and returns its key, which the
+    /// Frees PIT part `p` (tail and extension block, part slot; the wheel forgets it lazily) and returns its key, which the
     /// caller frees with [`Pcct::maybe_free_key`] once done with it.
     pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
         self.free_part_inline(p)
@@ -461,19 +462,16 @@ impl Pcct {
         Some(key_index)
     }
 
-    /// The part's half of [`Pcct::free_part`]: timer, extension block, part slot and counters.
+    /// The part's half of [`Pcct::free_part`]: extension block, part slot and counters (the
+    /// timer wheel is not told: its sweep finds the slot free or taken by a later entry).
     /// Returns the part's key and MustBeFresh; the key still names the part, and the caller
-    /// clears it (and counts `digest_pending` down for a digest key). One read of the entry
-    /// gives its timer slot and the bookkeeping fields (the timer's cancel read it a second
-    /// time). For the exact-token Data, which clears its key's parts in the same access that
-    /// attaches the CS part.
+    /// clears it (and counts `digest_pending` down for a digest key). For the exact-token Data,
+    /// which clears its key's parts in the same access that attaches the CS part.
     #[inline(always)]
     pub(crate) fn release_part(&mut self, p: u32) -> Option<(u32, bool)> {
         // Only the bookkeeping fields are needed, not a copy of the whole entry.
-        let e = self.pits.get_live_mut(p)?;
-        let slot = core::mem::replace(&mut e.slot, NIL);
+        let e = self.pits.get_live(p)?;
         let (tail, n_cbp, key_index, must_be_fresh) = (e.tail, e.n_cbp, e.key, e.must_be_fresh);
-        self.wheel.unlink(&mut self.pits, p, slot);
         self.pits.free(p);
         if self.issued.part == p {
             self.issued.part = NIL;

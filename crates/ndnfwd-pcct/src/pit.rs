@@ -194,7 +194,7 @@ impl Pcct {
         };
         self.digest_pending += u32::from(digest);
         self.cbp_pending += u32::from(rec.can_be_prefix());
-        self.wheel.schedule(&mut self.pits, p);
+        self.wheel.schedule(p, rec.expiry);
         self.counters.inserts += 1;
         if self.prefetch {
             self.prefetch_next_entry();
@@ -511,11 +511,12 @@ impl Pcct {
     }
 
     /// Erases every PIT entry whose expiry is `<= now`, appending one [`Expired`] per entry to
-    /// `out`; returns how many. Cost: one visit per elapsed wheel tick plus one per due entry.
+    /// `out`; returns how many. Cost: one visit per elapsed wheel tick plus one per PIT slot
+    /// filed under those ticks (due, freed since, or re-filed under a later expiry).
     pub fn expire(&mut self, now: u64, out: &mut Vec<Expired>) -> usize {
         let mut due = core::mem::take(&mut self.due);
         due.clear();
-        self.wheel.advance(now, &mut self.pits, &mut due);
+        self.wheel.advance(now, &self.pits, &mut due);
         for &p in &due {
             let Some(e) = self.pits.get_live(p) else {
                 continue;

@@ -90,8 +90,8 @@ impl Pcct {
 
     /// Speculative step for a Data (call it one step after [`Pcct::prefetch_data_name`] with
     /// the same token, once the key is in cache): prefetches the PIT parts (every line: the
-    /// in-records, expiry and timer-wheel links are all read when they are satisfied and
-    /// freed) and the CS part of the key our token names. Reads only that key; never changes
+    /// in-records, expiry and bookkeeping are all read when they are satisfied and freed) and
+    /// the CS part of the key our token names. Reads only that key; never changes
     /// an outcome, whatever the token.
     #[inline]
     pub fn prefetch_data_entries(&self, token: RxToken) {
