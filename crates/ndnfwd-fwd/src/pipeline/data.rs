@@ -1,8 +1,7 @@
 //! Incoming Data, unsolicited Data, outgoing Data.
 
 use bytes::Bytes;
-use ndn_packet::data::Data;
-use ndn_packet::{FaceId, NameId};
+use ndn_packet::FaceId;
 use ndnfwd_pcct::{DataInfo, DataSink, Downstream, RxToken, MS};
 
 use crate::counters::Counters;
