@@ -146,10 +146,13 @@ impl<'a> Data<'a> {
         if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
             // Read in the wire: positions only grow, so ending exactly at `me` below puts
             // both fields inside the MetaInfo.
+            // ContentType is rare: its header is read only when the type byte is its.
             let mut at = ms;
-            if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
-                content_type = Some(usual_nni(wire, s, e)?);
-                at = e;
+            if wire.get(at) == Some(&(tt::CONTENT_TYPE as u8)) {
+                if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
+                    content_type = Some(usual_nni(wire, s, e)?);
+                    at = e;
+                }
             }
             if let Some((s, e)) = usual_at(wire, at, tt::FRESHNESS_PERIOD) {
                 freshness_period = Some(usual_nni(wire, s, e)?);
