@@ -146,10 +146,13 @@ impl<'a> Data<'a> {
         if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
             // Read in the wire: positions only grow, so ending exactly at `me` below puts
             // both fields inside the MetaInfo.
+            // ContentType is rare: its header is read only when the type byte is its.
             let mut at = ms;
-            if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
-                content_type = Some(usual_nni(wire, s, e)?);
-                at = e;
+            if wire.get(at) == Some(&(tt::CONTENT_TYPE as u8)) {
+                if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
+                    content_type = Some(usual_nni(wire, s, e)?);
+                    at = e;
+                }
             }
             if let Some((s, e)) = usual_at(wire, at, tt::FRESHNESS_PERIOD) {
                 freshness_period = Some(usual_nni(wire, s, e)?);
@@ -167,14 +170,22 @@ impl<'a> Data<'a> {
             }
             None => (0, 0),
         };
-        let (is, ie) = usual_at(wire, pos, tt::SIGNATURE_INFO)?;
-        // DigestSha256's SignatureInfo (a one-byte SignatureType alone) is read in place, the
-        // way `SignatureInfo::new_checked` reads it; any other is left to it.
-        let (sig_type, key_locator) = match *wire.get(is..ie)? {
-            [t, 1, st] if u32::from(t) == tt::SIGNATURE_TYPE => (u64::from(st), (0, 0)),
-            ref info => {
-                let info = SignatureInfo::new_checked(info).ok()?;
-                (info.sig_type(), opt_span_in(wire, info.key_locator()))
+        // A SignatureInfo holding a one-byte SignatureType alone (DigestSha256's) is recognized
+        // by its four header bytes at once and read in place, the way
+        // `SignatureInfo::new_checked` reads it; any other is left to it.
+        let (is, ie, sig_type, key_locator) = match wire.get(pos..pos + 5) {
+            Some(&[a, b, c, d, st]) if u32::from_ne_bytes([a, b, c, d]) == ONE_BYTE_SIG_INFO => {
+                (pos + 2, pos + 5, u64::from(st), (0, 0))
+            }
+            _ => {
+                let (is, ie) = usual_at(wire, pos, tt::SIGNATURE_INFO)?;
+                let info = SignatureInfo::new_checked(wire.get(is..ie)?).ok()?;
+                (
+                    is,
+                    ie,
+                    info.sig_type(),
+                    opt_span_in(wire, info.key_locator()),
+                )
             }
         };
         let (vs, ve) = usual_at(wire, ie, tt::SIGNATURE_VALUE)?;
@@ -389,6 +400,11 @@ fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
     let len = usize::from(u16::from_be_bytes([hi, lo]));
     (len >= 253).then_some((pos + 4, pos + 4 + len))
 }
+
+/// The header of a SignatureInfo of length 3 and of its SignatureType of length 1, as its first
+/// four bytes read in native order (one compare in [`Data::usual`]).
+const ONE_BYTE_SIG_INFO: u32 =
+    u32::from_ne_bytes([tt::SIGNATURE_INFO as u8, 3, tt::SIGNATURE_TYPE as u8, 1]);
 
 /// The NonNegativeInteger in `wire[s..e]` when it has 1, 2, 4 or 8 bytes (else `None`, the
 /// general decoder's error), as [`tlv::read_nni`] reads it but with one 8-byte load ending at

@@ -41,7 +41,6 @@
 
 mod decode;
 
-use ndn_packet::data::Data;
 use ndn_packet::hash::ID_LANES;
 use ndn_packet::interest::Interest;
 use ndn_packet::lp::NackReason;
@@ -156,7 +155,13 @@ impl Hops {
 }
 
 /// A decoded packet of the burst, borrowed from its wire.
+///
+/// `repr(C, u8)`: each variant's fields in declaration order after the tag, so the Interest and
+/// the Nack keep their [`Interest`] at one offset (a move between them, or a store of either
+/// from the decoder's result, is then the same stores; the layout the compiler picks otherwise
+/// interleaves them, at a dozen instructions per Interest).
 #[derive(Debug, Clone, Copy)]
+#[repr(C, u8)]
 pub(crate) enum Parsed<'a> {
     /// Undecodable, or neither Interest nor Data.
     Bad,
@@ -164,9 +169,22 @@ pub(crate) enum Parsed<'a> {
     Interest(Interest<'a>, Option<u64>),
     /// A Nack: the nacked Interest, its forwarding-hint hash and the reason.
     Nack(Interest<'a>, Option<u64>, Option<NackReason>),
-    /// A Data and the keyed identity of its name (the ring's prefix hashes are not filled
-    /// for a Data).
-    Data(Data<'a>, NameId),
+    /// A checked Data, kept as what its pipeline reads (the ring's prefix hashes are not
+    /// filled for a Data).
+    Data(DataHead<'a>),
+}
+
+/// What the Data pipeline reads of a checked Data (its wire is the packet's): the name, its
+/// keyed identity and the FreshnessPeriod. The decoder checks the whole Data but stores only
+/// these in the ring slot (the full 104-byte view's other spans were stored and never read).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DataHead<'a> {
+    /// The Data name.
+    pub(crate) name: NameRef<'a>,
+    /// The name's keyed identity (filled after the group's decode, its names hashed together).
+    pub(crate) id: NameId,
+    /// FreshnessPeriod in milliseconds, as encoded.
+    pub(crate) freshness_period: Option<u64>,
 }
 
 /// Everything but the hash ring: what the pipelines work on.
@@ -544,7 +562,7 @@ impl Core {
             Parsed::Interest(i, fh) => {
                 self.on_incoming_interest(now, rx, i, *fh, hashes, out, laps)
             }
-            Parsed::Data(d, id) => self.on_incoming_data(now, rx, d, *id, out, laps),
+            Parsed::Data(d) => self.on_incoming_data(now, rx, d, out, laps),
             Parsed::Nack(i, fh, reason) => {
                 self.on_incoming_nack(now, rx, i, *fh, *reason, hashes, out, laps)
             }

@@ -127,9 +127,9 @@ impl Core {
                     .prefetch_interest(&interest_info(i, hashes, *fh, 0, rx));
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }
-            Parsed::Data(_, id) => {
+            Parsed::Data(d) => {
                 let token = RxToken::from_lp(&rx.lp.pit_token);
-                self.pcct.prefetch_data_name(id, token);
+                self.pcct.prefetch_data_name(&d.id, token);
                 laps.lap(&mut self.cycles, Stage::Pcct);
             }
             Parsed::Nack(..) | Parsed::Bad => {}

@@ -7,7 +7,7 @@ use ndn_packet::link::RxPacket;
 use ndn_packet::tlv::tt;
 use ndn_packet::{NameId, NameRef, PrefixHashes};
 
-use super::{Core, Engine, Parsed, GROUP, RING};
+use super::{Core, DataHead, Engine, Parsed, GROUP, RING};
 use crate::cycles::{Laps, Stage};
 use crate::prefetch::prefetch_wire;
 
@@ -52,9 +52,9 @@ impl Engine {
                     }
                     laps.lap(&mut core.cycles, Stage::Hash);
                 }
-                Parsed::Data(d, _) => {
+                Parsed::Data(d) => {
                     if let (Some(name), Some(slot)) = (names.get_mut(n), slots.get_mut(n)) {
-                        (*name, *slot) = ((d.name(), components), k);
+                        (*name, *slot) = ((d.name, components), k);
                         n += 1;
                     }
                 }
@@ -66,8 +66,8 @@ impl Engine {
             let names = names.get(..n).unwrap_or_default();
             self.core.hasher.name_ids(names, &mut ids);
             for (k, id) in slots.into_iter().zip(ids).take(n) {
-                if let Some(Parsed::Data(_, slot)) = views.get_mut(k) {
-                    *slot = id;
+                if let Some(Parsed::Data(d)) = views.get_mut(k) {
+                    d.id = id;
                 }
             }
             laps.lap(&mut self.core.cycles, Stage::Parse);
@@ -104,7 +104,11 @@ impl Core {
             }
             (Some(tt::DATA), None) => match Data::new_checked_counted(wire) {
                 Ok((d, components)) => {
-                    *parsed = Parsed::Data(d, NameId::default());
+                    *parsed = Parsed::Data(DataHead {
+                        name: d.name(),
+                        id: NameId::default(),
+                        freshness_period: d.freshness_period(),
+                    });
                     components
                 }
                 Err(_) => {

@@ -1,23 +1,22 @@
 //! Incoming Data, unsolicited Data, outgoing Data.
 
 use bytes::Bytes;
-use ndn_packet::data::Data;
-use ndn_packet::{FaceId, NameId};
+use ndn_packet::FaceId;
 use ndnfwd_pcct::{DataInfo, DataSink, Downstream, RxToken, MS};
 
 use crate::counters::Counters;
 use crate::cycles::{Laps, Stage};
-use crate::engine::Core;
+use crate::engine::{Core, DataHead};
 use crate::face::FaceTable;
 use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// The PIT-CS view of a Data.
-fn data_info<'a>(d: &Data<'a>, id: NameId, rx: &'a RxPacket) -> DataInfo<'a> {
+fn data_info<'a>(d: &DataHead<'a>, rx: &'a RxPacket) -> DataInfo<'a> {
     DataInfo {
-        name: d.name(),
-        id,
-        freshness_ns: d.freshness_period().unwrap_or(0).saturating_mul(MS),
+        name: d.name,
+        id: d.id,
+        freshness_ns: d.freshness_period.unwrap_or(0).saturating_mul(MS),
         wire: &rx.wire,
         digest: None,
         no_cache: rx.lp.no_cache,
@@ -33,8 +32,7 @@ impl Core {
         &mut self,
         now: u64,
         rx: &RxPacket,
-        data: &Data<'_>,
-        id: NameId,
+        data: &DataHead<'_>,
         out: &mut Vec<TxPacket>,
         laps: &mut Laps<A>,
     ) {
@@ -43,7 +41,7 @@ impl Core {
             self.counters.unknown_face += 1;
             return;
         };
-        let scope = NameScope::of(data.name());
+        let scope = NameScope::of(data.name);
         if scope == NameScope::Localhost && !info.is_local() {
             self.counters.localhost_violation_in += 1;
             return;
@@ -60,7 +58,7 @@ impl Core {
             scope,
             any: false,
         };
-        let d = data_info(data, id, rx);
+        let d = data_info(data, rx);
         let outcome = self
             .pcct
             .on_data_into(now, &d, rx.face, token, info.is_local(), &mut tx);
