@@ -88,7 +88,7 @@ impl Pcct {
     /// builds its packet there, without a list of downstreams to copy it from); `out` keeps
     /// the faces it was offered, so that a Data goes at most once per face.
     /// [`DataOutcome::downstreams`] is `out`'s [`DataSink::held`] before and after.
-    #[inline]
+    #[inline(always)]
     pub fn on_data_into<S: DataSink>(
         &mut self,
         now: u64,

@@ -303,6 +303,7 @@ impl Pcct {
         }
     }
 
+    #[inline(always)]
     fn release_key_slot(&mut self, k: u32) {
         if self.keys.free(k).is_none() {
             return;
