@@ -42,9 +42,9 @@ pub(super) fn finalize_both(p: &PrefixHashes, want: u64) {
 #[allow(unsafe_code)]
 pub(super) mod avx2 {
     use core::arch::x86_64::{
-        __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_loadu_si256, _mm256_or_si256,
-        _mm256_set1_epi64x, _mm256_shuffle_epi32, _mm256_slli_epi64, _mm256_srli_epi64,
-        _mm256_srlv_epi64, _mm256_storeu_si256, _mm256_sub_epi64, _mm256_xor_si256,
+        __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256, _mm256_loadu_si256,
+        _mm256_or_si256, _mm256_set1_epi64x, _mm256_shuffle_epi32, _mm256_slli_epi64,
+        _mm256_sllv_epi64, _mm256_srli_epi64, _mm256_storeu_si256, _mm256_xor_si256,
     };
 
     use super::super::slots::{H1, H2, HEAD, LAST, STRIDE};
@@ -113,16 +113,15 @@ pub(super) mod avx2 {
     }
 
     /// [`super::super::slots::unpack_last`] in each lane: the packed word `(w << 8) | e` holds the
-    /// tail's `r = e % 8` bytes as its bytes 1 to `r`; they are masked by all ones shifted
-    /// right by `64 - 8r` bits (a shift by 64 gives 0 in AVX2: no tail when `r = 0`), and `e`
-    /// goes on top.
+    /// tail's `r = e % 8` bytes as its bytes 1 to `r`; they are kept by clearing the bits from
+    /// `8r` up (all ones shifted left by `8r`, at most 56: no shift past the word, which LLVM
+    /// would guard with a compare and a mask), and `e` goes on top.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn unpack_last(p: __m256i) -> __m256i {
         let r8 = _mm256_and_si256(_mm256_slli_epi64::<3>(p), _mm256_set1_epi64x(0x38));
-        let shift = _mm256_sub_epi64(_mm256_set1_epi64x(64), r8);
-        let mask = _mm256_srlv_epi64(_mm256_set1_epi64x(-1), shift);
-        let tail = _mm256_and_si256(_mm256_srli_epi64::<8>(p), mask);
+        let above = _mm256_sllv_epi64(_mm256_set1_epi64x(-1), r8);
+        let tail = _mm256_andnot_si256(above, _mm256_srli_epi64::<8>(p));
         _mm256_or_si256(_mm256_slli_epi64::<56>(p), tail)
     }
 
