@@ -414,7 +414,8 @@ const ONE_BYTE_SIG_INFO: u32 =
 #[inline(always)]
 fn usual_nni(wire: &[u8], s: usize, e: usize) -> Option<u64> {
     let len = e.wrapping_sub(s);
-    if !matches!(len, 1 | 2 | 4 | 8) {
+    // Lengths 1, 2, 4 and 8: one bound and one bit of a constant (bits 1, 2, 4 and 8 set).
+    if len > 8 || (0b1_0001_0110 >> len) & 1 == 0 {
         return None;
     }
     let word = wire.get(e.checked_sub(8)?..e)?.first_chunk::<8>()?;
