@@ -430,33 +430,18 @@ impl NameHasher {
         len: usize,
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
-        match self.variant {
-            SipVariant::Sip13 => self.scan_with::<1>(room, len, out),
-            SipVariant::Sip24 => self.scan_with::<2>(room, len, out),
+        match self.scan_hashed_common(room, len, out) {
+            Some(name) => Ok((name, NameScan::default())),
+            None => self.scan_hashed_general(room, len, out),
         }
-    }
-
-    /// [`Self::scan_hashed`] with `C` compression rounds: the whole-word walk when the name
-    /// is a common one, else the general walk, which decides.
-    #[inline(always)]
-    fn scan_with<'a, const C: usize>(
-        &self,
-        room: &'a [u8],
-        len: usize,
-        out: &mut PrefixHashes,
-    ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
-        if let Some(name) = self.common_with::<C>(room, len, out) {
-            return Ok((name, NameScan::default()));
-        }
-        self.general_with::<C>(room, len, out)
     }
 
     /// [`Self::scan_hashed`] of a common name (one-byte headers, no digest component) with
     /// room after it, by the whole-word walk: `Some` with the name (its [`NameScan`] is the
-    /// default) when it is one, else `None` and the caller runs [`Self::scan_hashed_general`],
+    /// default) when it is one, else `None` and [`Self::scan_hashed`] runs [`Self::scan_hashed_general`],
     /// which decides. The results are the general walk's bit for bit. Returns in registers.
     #[inline(always)]
-    pub(crate) fn scan_hashed_common<'a>(
+    fn scan_hashed_common<'a>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -468,11 +453,11 @@ impl NameHasher {
         }
     }
 
-    /// [`Self::scan_hashed`] by the general walk alone (any name), for a caller whose
+    /// [`Self::scan_hashed`] by the general walk alone (any name), when
     /// [`Self::scan_hashed_common`] answered `None`.
     #[cold]
     #[inline(never)]
-    pub(crate) fn scan_hashed_general<'a>(
+    fn scan_hashed_general<'a>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -516,7 +501,7 @@ impl NameHasher {
         self.scan_general::<C>(value, out)
     }
 
-    /// The whole-word walk of [`Self::scan_with`] over the name of `len` bytes at the start
+    /// The whole-word walk of [`Self::scan_hashed`] over the name of `len` bytes at the start
     /// of `room`, whose `words` were checked ([`room::RoomAbsorber`]; `FITS`: `len <= room::FITS_BYTES`).
     #[inline(always)]
     fn walk_room<'a, const C: usize, const FITS: bool>(
@@ -537,7 +522,7 @@ impl NameHasher {
         })
     }
 
-    /// The general walk of [`Self::scan_with`] (any header, digest components, no room after
+    /// The general walk of [`Self::scan_hashed`] (any header, digest components, no room after
     /// the name). Out of line and cold: the whole-word walk then need not keep the keyed
     /// initial state in registers for it.
     #[cold]

@@ -91,7 +91,7 @@ impl<const C: usize, const FITS: bool> NameVisitor for RoomAbsorber<'_, '_, '_, 
             if FITS {
                 #[allow(unsafe_code)]
                 // SAFETY: a `FITS` walk is over a name of at most `FITS_BYTES` bytes
-                // (`scan_with` checks), and `NameRef::scan_common` calls this once per
+                // (`common_with` checks), and `NameRef::scan_common` calls this once per
                 // component, each ending at least 2 bytes past the one before (a header is 2
                 // bytes): after the root and `k` components, `2k <= end <= FITS_BYTES`, so
                 // `k < HEAD` slots are written before this push.

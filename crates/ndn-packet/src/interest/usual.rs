@@ -64,10 +64,7 @@ impl<'a> Interest<'a> {
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
         let room = wire.get(NAME_VALUE..).unwrap_or_default();
-        let (name, scan) = match hasher.scan_hashed_common(room, len, out) {
-            Some(name) => (name, NameScan::default()),
-            None => hasher.scan_hashed_general(room, len, out)?,
-        };
+        let (name, scan) = hasher.scan_hashed(room, len, out)?;
         let name_end = NAME_VALUE + len;
         if len != 0 && scan.params_digests == 0 {
             if let Some(it) = Self::usual_guiders(wire, name, name_end) {
