@@ -438,8 +438,9 @@ impl NameHasher {
 
     /// [`Self::scan_hashed`] of a common name (one-byte headers, no digest component) with
     /// room after it, by the whole-word walk: `Some` with the name (its [`NameScan`] is the
-    /// default) when it is one, else `None` and [`Self::scan_hashed`] runs [`Self::scan_hashed_general`],
-    /// which decides. The results are the general walk's bit for bit. Returns in registers.
+    /// default) when it is one, else `None` and [`Self::scan_hashed`] runs
+    /// [`Self::scan_hashed_general`], which decides. The results are the general walk's bit
+    /// for bit. Returns in registers.
     #[inline(always)]
     fn scan_hashed_common<'a>(
         &self,
@@ -502,7 +503,8 @@ impl NameHasher {
     }
 
     /// The whole-word walk of [`Self::scan_hashed`] over the name of `len` bytes at the start
-    /// of `room`, whose `words` were checked ([`room::RoomAbsorber`]; `FITS`: `len <= room::FITS_BYTES`).
+    /// of `room`, whose `words` were checked ([`room::RoomAbsorber`]; `FITS`:
+    /// `len <= room::FITS_BYTES`).
     #[inline(always)]
     fn walk_room<'a, const C: usize, const FITS: bool>(
         &self,

@@ -422,7 +422,8 @@ impl Pcct {
     }
 
     /// After in-records of part `p` changed: recount CanBePrefix records, recompute the expiry
-    /// and make sure the wheel will visit it in time. `had_cbp` is whether the part had CanBePrefix records before.
+    /// and make sure the wheel will visit it in time. `had_cbp` is whether the part had
+    /// CanBePrefix records before.
     pub(crate) fn refresh_part(&mut self, p: u32, had_cbp: bool) {
         let Some(e) = self.pits.get_live(p) else {
             return;
@@ -444,8 +445,9 @@ impl Pcct {
         }
     }
 
-    /// Frees PIT part `p` (tail and extension block, part slot; the wheel forgets it lazily) and returns its key, which the
-    /// caller frees with [`Pcct::maybe_free_key`] once done with it.
+    /// Frees PIT part `p` (tail and extension block, part slot; the wheel forgets it lazily)
+    /// and returns its key, which the caller frees with [`Pcct::maybe_free_key`] once done
+    /// with it.
     pub(crate) fn free_part(&mut self, p: u32) -> Option<u32> {
         self.free_part_inline(p)
     }
