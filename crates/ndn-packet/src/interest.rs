@@ -114,9 +114,34 @@ impl<'a> Interest<'a> {
         hasher: &NameHasher,
         out: &mut PrefixHashes,
     ) -> Result<Self, DecodeError> {
+        Self::hashed_then(wire, hasher, out, |it| it)
+    }
+
+    /// [`Self::new_checked_hashed`] into an existing view, as `clone_from` is to `clone`: on
+    /// success this view becomes `wire`'s, on error it is left as it was. For a caller that
+    /// keeps its views in place (a burst ring's slot): the decoder stores the fields there
+    /// instead of returning a view that the caller then copies.
+    pub fn check_hashed_into(
+        &mut self,
+        wire: &'a [u8],
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+    ) -> Result<(), DecodeError> {
+        Self::hashed_then(wire, hasher, out, |it| *self = it)
+    }
+
+    /// The decoder of [`Self::new_checked_hashed`], handing the view to `ok` where it is made
+    /// (the usual Interest's fields are then stored straight where `ok` puts them).
+    #[inline(always)]
+    fn hashed_then<R>(
+        wire: &'a [u8],
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+        ok: impl FnOnce(Self) -> R,
+    ) -> Result<R, DecodeError> {
         match usual::header(wire) {
-            Some(len) => Self::usual_hashed(wire, len, hasher, out),
-            None => Self::decode_hashed(wire, hasher, out),
+            Some(len) => Self::usual_hashed(wire, len, hasher, out, ok),
+            None => Self::decode_hashed(wire, hasher, out).map(ok),
         }
     }
 

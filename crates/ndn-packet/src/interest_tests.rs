@@ -463,10 +463,17 @@ proptest::proptest! {
         let hasher = NameHasher::new([7; 16], crate::hash::SipVariant::Sip13);
         let (mut got, mut want) = (PrefixHashes::default(), PrefixHashes::default());
         let mut wire = interest(&value);
+        let before = InterestBuilder::new(n("/p/q")).nonce([9, 9, 9, 9]).encode().unwrap();
+        let prior = Interest::new_checked(&before).unwrap();
         let mut check = |wire: &[u8]| -> Result<(), proptest::test_runner::TestCaseError> {
             let a = Interest::new_checked_hashed(wire, &hasher, &mut got);
             let b = Interest::decode_hashed(wire, &hasher, &mut want);
             proptest::prop_assert_eq!(&a, &b);
+            // In place: the same view on success, the prior one kept on error.
+            let mut into = prior;
+            let r = into.check_hashed_into(wire, &hasher, &mut PrefixHashes::default());
+            proptest::prop_assert_eq!(r, a.map(|_| ()));
+            proptest::prop_assert_eq!(into, a.unwrap_or(prior));
             if a.is_ok() {
                 proptest::prop_assert_eq!(got.len(), want.len());
                 for i in 0..got.len() {

@@ -55,23 +55,24 @@ impl<'a> Interest<'a> {
     /// [`Interest::new_checked_hashed`] of an Interest with the usual header ([`header`]: `len`
     /// is its name's length): the name's walk, then the guiders' straight line when the name
     /// is not empty and has no digest component; anything else after the walk takes the
-    /// general decoder's part after the name.
+    /// general decoder's part after the name. The view goes to `ok` (`Interest::hashed_then`).
     #[inline(always)]
-    pub(super) fn usual_hashed(
+    pub(super) fn usual_hashed<R>(
         wire: &'a [u8],
         len: usize,
         hasher: &NameHasher,
         out: &mut PrefixHashes,
-    ) -> Result<Self, DecodeError> {
+        ok: impl FnOnce(Self) -> R,
+    ) -> Result<R, DecodeError> {
         let room = wire.get(NAME_VALUE..).unwrap_or_default();
         let (name, scan) = hasher.scan_hashed(room, len, out)?;
         let name_end = NAME_VALUE + len;
         if len != 0 && scan.params_digests == 0 {
             if let Some(it) = Self::usual_guiders(wire, name, name_end) {
-                return Ok(it);
+                return Ok(ok(it));
             }
         }
-        Self::usual_rest(wire, name, scan, name_end)
+        Self::usual_rest(wire, name, scan, name_end).map(ok)
     }
 
     /// The general decoder's part after the name of an Interest with the usual header, whose

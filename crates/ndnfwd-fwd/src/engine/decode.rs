@@ -93,6 +93,15 @@ impl Core {
         let wire: &'b [u8] = &rx.wire;
         match (wire.first().map(|&b| u32::from(b)), rx.lp.nack) {
             (Some(tt::INTEREST), nack) => {
+                // A slot that holds an Interest already (the ring's last lap) takes the new
+                // view in place: the decoder stores its fields there, no view is copied.
+                if let (Parsed::Interest(i, fh), None) = (&mut *parsed, nack) {
+                    match i.check_hashed_into(wire, &self.hasher, hashes) {
+                        Ok(()) => *fh = None,
+                        Err(_) => *parsed = Parsed::Bad,
+                    }
+                    return 0;
+                }
                 *parsed = match Interest::new_checked_hashed(wire, &self.hasher, hashes) {
                     Ok(i) => match nack {
                         None => Parsed::Interest(i, None),
