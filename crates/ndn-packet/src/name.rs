@@ -189,8 +189,11 @@ impl<'a> NameRef<'a> {
         if room.len() < len.checked_add(8)? {
             return None;
         }
+        if len == 0 {
+            return Some(Self { value });
+        }
         let mut pos = 0;
-        while pos < len {
+        loop {
             let (t, l) = match *room.get(pos..pos + 2)? {
                 [t, l] => (t, l),
                 _ => return None,
@@ -207,12 +210,17 @@ impl<'a> NameRef<'a> {
                 return None;
             }
             pos += 2 + usize::from(l);
-            if pos > len {
-                return None;
+            // One compare for a component that ends inside the name, not the loop's bound and
+            // the overrun's: the last one takes this branch, the one past the name fails it.
+            if pos >= len {
+                if pos > len {
+                    return None;
+                }
+                visitor.component(value, pos);
+                return Some(Self { value });
             }
             visitor.component(value, pos);
         }
-        Some(Self { value })
     }
 
     /// [`Self::new_checked`] that also reports where the ParametersSha256DigestComponents are,
