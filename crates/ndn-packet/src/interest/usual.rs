@@ -1,8 +1,8 @@
 //! The usual Interest's straight line: an Interest and a Name with one-byte lengths, then the
 //! guiders a consumer sends (CanBePrefix, MustBeFresh, Nonce, InterestLifetime, HopLimit, each
 //! optional, in spec order, with their usual sizes) and nothing else. The header is read as one
-//! word and the guiders are matched as byte patterns on the bytes left, with no per-element
-//! order bookkeeping and no span arithmetic. Anything else leaves the straight line for the
+//! word and each guider by its two header bytes read as one `u16`, with no per-element order
+//! bookkeeping, no span arithmetic and one size check for all of them. Anything else leaves the straight line for the
 //! general decoder at the same point (the header: before anything is read; the guiders: right
 //! after the name's walk, which is not run again), so the answers, errors included, are the
 //! general decoder's.
@@ -93,16 +93,22 @@ impl<'a> Interest<'a> {
     /// The Interest when everything after its (non-empty, digest-free) name, from `name_end`
     /// to the end of `wire`, is the usual guiders: each optional, in spec order, a Nonce of 4
     /// bytes, an InterestLifetime of 1, 2, 4 or 8, a HopLimit of 1. `None` otherwise.
+    ///
+    /// Each element is matched by its two header bytes read as one `u16` (0 past the wire: no
+    /// guider's), and the sizes of all of them are checked at once at the end: the elements
+    /// matched must end exactly at the wire's end (one of them cut short, or anything after
+    /// them, makes the offset differ).
     #[inline(always)]
     pub(super) fn usual_guiders(
         wire: &'a [u8],
         name: NameRef<'a>,
         name_end: usize,
     ) -> Option<Self> {
-        let end = wire.len();
-        let mut rest = wire.get(name_end..)?;
-        // Offset in the wire of the end of the element that `tail` follows.
-        let at = |tail: &[u8]| (end - tail.len()) as u32;
+        let head = |pos: usize| {
+            wire.get(pos..)
+                .and_then(<[u8]>::first_chunk::<2>)
+                .map_or(0, |h| u16::from_le_bytes(*h))
+        };
         let mut it = Interest {
             wire,
             name,
@@ -120,23 +126,35 @@ impl<'a> Interest<'a> {
             can_be_prefix: false,
             must_be_fresh: false,
         };
-        if let [CAN_BE_PREFIX, 0, tail @ ..] = rest {
-            (it.can_be_prefix, rest) = (true, tail);
+        let mut pos = name_end;
+        let mut h = head(pos);
+        if h == header16(CAN_BE_PREFIX, 0) {
+            (it.can_be_prefix, pos) = (true, pos + 2);
+            h = head(pos);
         }
-        if let [MUST_BE_FRESH, 0, tail @ ..] = rest {
-            (it.must_be_fresh, rest) = (true, tail);
+        if h == header16(MUST_BE_FRESH, 0) {
+            (it.must_be_fresh, pos) = (true, pos + 2);
+            h = head(pos);
         }
-        if let [NONCE, 4, _, _, _, _, tail @ ..] = rest {
-            (it.nonce_end, rest) = (at(tail), tail);
+        if h == header16(NONCE, 4) {
+            pos += 6;
+            (it.nonce_end, h) = (pos as u32, head(pos));
         }
-        if let [INTEREST_LIFETIME, len @ (1 | 2 | 4 | 8), tail @ ..] = rest {
-            let (value, tail) = tail.split_at_checked(usize::from(*len))?;
+        if let [INTEREST_LIFETIME, len @ (1 | 2 | 4 | 8)] = h.to_le_bytes() {
+            let value = wire.get(pos + 2..pos + 2 + usize::from(len))?;
             it.lifetime_ms = tlv::read_nni(value).ok()?;
-            (it.lifetime_end, it.lifetime_len, rest) = (at(tail), *len, tail);
+            pos += 2 + usize::from(len);
+            (it.lifetime_end, it.lifetime_len, h) = (pos as u32, len, head(pos));
         }
-        if let [HOP_LIMIT, 1, _, tail @ ..] = rest {
-            (it.hop_limit_end, rest) = (at(tail), tail);
+        if h == header16(HOP_LIMIT, 1) {
+            pos += 3;
+            it.hop_limit_end = pos as u32;
         }
-        rest.is_empty().then_some(it)
+        (pos == wire.len()).then_some(it)
     }
+}
+
+/// A one-byte TLV-TYPE and TLV-LENGTH as `usual_guiders` reads them: one little-endian `u16`.
+const fn header16(typ: u8, len: u8) -> u16 {
+    u16::from_le_bytes([typ, len])
 }
