@@ -127,7 +127,7 @@ impl Pcct {
         now: u64,
         k: u32,
         d: &DataInfo<'_>,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         recycle: bool,
     ) -> Option<u32> {
         let e = *self.keys.get_live(k)?;
@@ -149,7 +149,7 @@ impl Pcct {
         k: u32,
         e: &PccEntry,
         d: &DataInfo<'_>,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         recycle: bool,
     ) -> Option<u32> {
         let c = if e.indirect() {
@@ -167,7 +167,7 @@ impl Pcct {
             self.cs_bytes -= u64::from(if was_ghost { 0 } else { entry.size });
             self.cs_bytes += u64::from(size);
             entry.size = size;
-            entry.digest = digest;
+            entry.digest = digest.copied();
             entry.fresh_until = fresh_until;
             let list = usize::from(entry.list);
             match self.cfg.cs_policy {
@@ -194,13 +194,13 @@ impl Pcct {
         k: u32,
         wire: &Bytes,
         size: u32,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         fresh_until: u64,
     ) -> Option<u32> {
         // Built in the slot: a CS entry is 112 bytes.
         let c = self.cs.alloc_with(|| CsEntry {
             data: Some(Bytes::clone(wire)),
-            digest,
+            digest: digest.copied(),
             fresh_until,
             link: Link::UNLINKED,
             key: k,
@@ -233,7 +233,7 @@ impl Pcct {
         k: u32,
         wire: &Bytes,
         size: u32,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         fresh_until: u64,
     ) -> Option<u32> {
         let cap = self.cfg.cs_capacity_packets as usize;
@@ -252,7 +252,8 @@ impl Pcct {
         }
         self.cs_bytes += u64::from(size);
         e.size = size;
-        e.digest = digest;
+        // Usually `None`: a store of the tag alone, not of 33 bytes.
+        e.digest = digest.copied();
         e.fresh_until = fresh_until;
         e.key = k;
         // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no
