@@ -83,7 +83,7 @@ impl Pcct {
     /// as a policy hit.
     fn cs_use(&mut self, now: u64, c: u32, must_be_fresh: bool) -> Option<Bytes> {
         let e = self.cs.get(c)?;
-        let data = e.data.as_ref()?;
+        let data = self.cs_data.get(c as usize)?.as_ref()?;
         if must_be_fresh && now >= e.fresh_until {
             return None;
         }
@@ -101,7 +101,7 @@ impl Pcct {
     fn cs_digest(&mut self, c: u32) -> Option<[u8; 32]> {
         let e = self.cs.get_mut(c)?;
         if e.digest.is_none() {
-            e.digest = Some(sha256(e.data.as_ref()?));
+            e.digest = Some(sha256(self.cs_data.get(c as usize)?.as_ref()?));
         }
         e.digest
     }
@@ -127,7 +127,7 @@ impl Pcct {
         now: u64,
         k: u32,
         d: &DataInfo<'_>,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         recycle: bool,
     ) -> Option<u32> {
         let e = *self.keys.get_live(k)?;
@@ -149,7 +149,7 @@ impl Pcct {
         k: u32,
         e: &PccEntry,
         d: &DataInfo<'_>,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         recycle: bool,
     ) -> Option<u32> {
         let c = if e.indirect() {
@@ -162,12 +162,15 @@ impl Pcct {
         let fresh_until = now.saturating_add(d.freshness_ns);
         if c != NIL {
             let entry = self.cs.get_mut(c)?;
-            let old = entry.data.replace(Bytes::clone(d.wire));
+            let old = self
+                .cs_data
+                .get_mut(c as usize)?
+                .replace(Bytes::clone(d.wire));
             let was_ghost = old.is_none();
             self.cs_bytes -= u64::from(if was_ghost { 0 } else { entry.size });
             self.cs_bytes += u64::from(size);
             entry.size = size;
-            entry.digest = digest;
+            entry.digest = digest.copied();
             entry.fresh_until = fresh_until;
             let list = usize::from(entry.list);
             match self.cfg.cs_policy {
@@ -194,13 +197,12 @@ impl Pcct {
         k: u32,
         wire: &Bytes,
         size: u32,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         fresh_until: u64,
     ) -> Option<u32> {
-        // Built in the slot: a CS entry is 112 bytes.
+        // Built in the slot: a CS entry is 80 bytes.
         let c = self.cs.alloc_with(|| CsEntry {
-            data: Some(Bytes::clone(wire)),
-            digest,
+            digest: digest.copied(),
             fresh_until,
             link: Link::UNLINKED,
             key: k,
@@ -208,6 +210,18 @@ impl Pcct {
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
         })?;
+        let data = Some(Bytes::clone(wire));
+        let n = self.cs_data.len();
+        match self.cs_data.get_mut(c as usize) {
+            Some(s) => *s = data,
+            // A slot the arena hands out for the first time is the vector's next one: it holds
+            // one for every index below the arena's bump (reserved: no reallocation).
+            None if n == c as usize => self.cs_data.push(data),
+            None => {
+                self.cs_data.resize(c as usize, None);
+                self.cs_data.push(data);
+            }
+        }
         self.cs_bytes += u64::from(size);
         if self.cfg.cs_policy == CsPolicy::Arc {
             self.arc_admit_new(c);
@@ -233,7 +247,7 @@ impl Pcct {
         k: u32,
         wire: &Bytes,
         size: u32,
-        digest: Option<[u8; 32]>,
+        digest: Option<&[u8; 32]>,
         fresh_until: u64,
     ) -> Option<u32> {
         let cap = self.cfg.cs_capacity_packets as usize;
@@ -242,17 +256,24 @@ impl Pcct {
         }
         let list = &mut self.lists[T1];
         let v = list.front()?;
-        let e = self.cs.get_mut(v)?;
+        // The front of T1 is a CS entry: no occupancy check (`CsEntry` is `Copy`).
+        let e = self.cs.get_live_mut(v)?;
         let victim_key = e.key;
         if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
             return None;
         }
-        if e.data.replace(Bytes::clone(wire)).is_some() {
+        if self
+            .cs_data
+            .get_mut(v as usize)?
+            .replace(Bytes::clone(wire))
+            .is_some()
+        {
             self.cs_bytes -= u64::from(e.size);
         }
         self.cs_bytes += u64::from(size);
         e.size = size;
-        e.digest = digest;
+        // Usually `None`: a store of the tag alone, not of 33 bytes.
+        e.digest = digest.copied();
         e.fresh_until = fresh_until;
         e.key = k;
         // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no
@@ -270,7 +291,7 @@ impl Pcct {
         }
         self.counters.evictions += 1;
         if self.prefetch {
-            if let Some(e1) = self.cs.get(v1) {
+            if let Some(e1) = self.cs.get_live(v1) {
                 self.prefetch_victims(e1.key, e1.link.next);
             }
         }
@@ -284,15 +305,15 @@ impl Pcct {
     /// ago); here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
     /// caches each of those is otherwise a miss in a chain of dependent misses per Data. `v1`
     /// is the front of T1 (the recycle just rotated the old front behind it); `k1` and `v2` are
-    /// its key and next link. A CS entry's key is live, so the keys are read without the
-    /// occupancy check.
+    /// its key and next link. A CS entry's key is live and T1's entries are CS entries, so
+    /// neither is read with the occupancy check.
     /// Inlined into the recycle, which runs it for every Data a full CS takes.
     #[inline(always)]
     fn prefetch_victims(&self, k1: u32, v2: u32) {
         if let Some(k1) = self.keys.get_live(k1) {
             self.table.prefetch(k1.hash());
         }
-        let Some(e2) = self.cs.get(v2) else {
+        let Some(e2) = self.cs.get_live(v2) else {
             return;
         };
         self.keys.prefetch_value(e2.key);
@@ -364,7 +385,9 @@ impl Pcct {
     fn demote(&mut self, c: u32, from: usize, to: usize) {
         self.detach_all_indirect(c);
         let Some(e) = self.cs.get_mut(c) else { return };
-        e.data = None;
+        if let Some(d) = self.cs_data.get_mut(c as usize) {
+            *d = None;
+        }
         e.digest = None;
         self.cs_bytes -= u64::from(core::mem::take(&mut e.size));
         self.move_to(c, from, to);
@@ -426,7 +449,12 @@ impl Pcct {
         self.detach_all_indirect(c);
         let Some(e) = self.cs.get(c) else { return };
         let (key, list) = (e.key, usize::from(e.list));
-        if e.data.is_some() {
+        if self
+            .cs_data
+            .get_mut(c as usize)
+            .and_then(Option::take)
+            .is_some()
+        {
             self.cs_bytes -= u64::from(e.size);
         }
         if let Some(l) = self.lists.get_mut(list) {
@@ -507,9 +535,9 @@ impl Pcct {
                     break;
                 }
                 let hit = self
-                    .cs
-                    .get(c)
-                    .and_then(|e| e.data.as_deref())
+                    .cs_data
+                    .get(c as usize)
+                    .and_then(|d| d.as_deref())
                     .and_then(data_name);
                 if hit.is_some_and(|name| prefix.is_prefix_of(name)) {
                     victims.push(c);

@@ -222,7 +222,7 @@ impl Pcct {
         self.counters.unsolicited += u64::from(!solicited);
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
         let c = if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
-            self.cs_store_as(now, k, e, d, d.digest, true)
+            self.cs_store_as(now, k, e, d, d.digest.as_ref(), true)
         } else {
             None
         };
@@ -324,7 +324,7 @@ impl Pcct {
                     // Freeing a victim's key inside the store keeps the order of key frees
                     // only when no other matched key is left to free after it.
                     let recycle = matched.iter().all(|&(mk, _)| mk == k);
-                    if let Some(c) = self.cs_store(now, k, d, m.digest, recycle) {
+                    if let Some(c) = self.cs_store(now, k, d, m.digest.as_ref(), recycle) {
                         cached = true;
                         for &(p, rel) in matched {
                             if rel == Relation::Prefix {

@@ -5,7 +5,7 @@
 //!                           |-- pit[0] (MustBeFresh=0) --> PitEntry (128 B): 1 in- + 1 out-record
 //!                           |-- pit[1] (MustBeFresh=1) --> PitEntry  `-- tail --> Tail (248 B):
 //!                           |                                 3 + 3 more `-- ext --> Ext (pool)
-//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (112 B) --> Bytes
+//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (80 B), Bytes
 //! ```
 //!
 //! A PIT entry is two cache lines, aligned: its first in-record, first out-record and every
@@ -24,10 +24,9 @@
 use core::mem::size_of;
 
 use crate::list::{Link, Linked, NIL};
-use bytes::Bytes;
 use ndn_packet::LpToken;
 use ndn_packet::NackReason;
-use ndnfwd_table::SlotRef;
+use ndnfwd_table::{Arena, SlotRef};
 
 /// In-records stored in a PIT entry itself.
 pub const IN_HEAD: usize = 1;
@@ -57,7 +56,7 @@ pub const PCC_ENTRY_BYTES: usize = 48;
 /// Upper bound of `size_of::<PitEntry>()` (128 bytes on 64-bit targets: two cache lines; a
 /// tail block of 248 bytes is reserved beside each).
 pub const PIT_ENTRY_BYTES: usize = 128;
-/// Upper bound of `size_of::<CsEntry>()`, payload excluded (112 bytes on 64-bit targets).
+/// Upper bound of `size_of::<CsEntry>()`, payload excluded (80 bytes on 64-bit targets).
 pub const CS_ENTRY_BYTES: usize = 128;
 
 /// The key carries a forwarding-hint hash.
@@ -319,11 +318,14 @@ pub(crate) const T2: usize = 1;
 pub(crate) const B1: usize = 2;
 pub(crate) const B2: usize = 3;
 
-/// A CS entry: a cached Data (or, for ARC, the ghost of an evicted one).
-#[derive(Debug, Clone)]
+/// A CS entry: a cached Data (or, for ARC, the ghost of an evicted one). Its Data TLV is not
+/// here but at the same index of `Pcct::cs_data` (`None` for an ARC ghost): without it the
+/// entry is `Copy`, so the policy lists reach their entries without the arena's occupancy check
+/// ([`Linked::entry_mut`] below, [`Arena::get_live`]).
+///
+/// [`Arena::get_live`]: ndnfwd_table::Arena::get_live
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct CsEntry {
-    /// The Data TLV; `None` for an ARC ghost.
-    pub(crate) data: Option<Bytes>,
     /// Implicit digest, filled on first use.
     pub(crate) digest: Option<[u8; 32]>,
     /// Fresh while `now < fresh_until`.
@@ -331,7 +333,7 @@ pub(crate) struct CsEntry {
     pub(crate) link: Link,
     /// Owning PCC entry (the Data name's key).
     pub(crate) key: u32,
-    /// Bytes of `data`.
+    /// Bytes of the Data.
     pub(crate) size: u32,
     /// PCC entries whose indirect part points here ([`NIL`] = free slot).
     pub(crate) indirect: [u32; MAX_INDIRECT],
@@ -345,6 +347,11 @@ impl Linked for CsEntry {
     }
     fn link_mut(&mut self) -> &mut Link {
         &mut self.link
+    }
+    /// Every index on a policy list is an allocated CS entry (entries leave their list before
+    /// they are freed), and so is the entry a list operation is handed.
+    fn entry_mut(arena: &mut Arena<Self>, i: u32) -> Option<&mut Self> {
+        arena.get_live_mut(i)
     }
 }
 
@@ -368,7 +375,7 @@ mod tests {
         assert_eq!(size_of::<PccEntry>(), 48);
         assert_eq!(size_of::<PitEntry>(), 128);
         assert_eq!(size_of::<Tail>(), 248);
-        assert_eq!(size_of::<CsEntry>(), 112);
+        assert_eq!(size_of::<CsEntry>(), 80);
         assert_eq!(size_of::<Ext>(), 960);
     }
 }

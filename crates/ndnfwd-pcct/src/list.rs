@@ -114,26 +114,33 @@ impl Ring {
         (self.head != NIL).then_some(self.head)
     }
 
-    /// Appends `i` (which must not be on any list) at the back: between the back and the front
-    /// (an empty ring's `i` is its own neighbour both ways).
+    /// Appends `i` (an allocated entry on no list) at the back: between the back and the front
+    /// (an empty ring's `i` is its own neighbour both ways). The front's `prev` is read and
+    /// rewritten in one access (with its `next` too when it is also the back), then `i`'s link
+    /// is written, then the back's `next`: two or three entry accesses, not four.
     pub(crate) fn push_back<T: Linked>(&mut self, arena: &mut Arena<T>, i: u32) {
         let head = self.head;
         let (back, front) = match T::entry_mut(arena, head) {
-            Some(h) => (h.link().prev, head),
+            Some(h) => {
+                let l = h.link_mut();
+                let back = core::mem::replace(&mut l.prev, i);
+                if back == head {
+                    l.next = i; // a ring of one: the front is the back
+                }
+                (back, head)
+            }
             None => (i, i),
         };
-        let Some(e) = T::entry_mut(arena, i) else {
-            return;
-        };
-        *e.link_mut() = Link {
-            prev: back,
-            next: front,
-        };
-        if let Some(f) = T::entry_mut(arena, front) {
-            f.link_mut().prev = i;
+        if let Some(e) = T::entry_mut(arena, i) {
+            *e.link_mut() = Link {
+                prev: back,
+                next: front,
+            };
         }
-        if let Some(b) = T::entry_mut(arena, back) {
-            b.link_mut().next = i;
+        if back != head && back != i {
+            if let Some(b) = T::entry_mut(arena, back) {
+                b.link_mut().next = i;
+            }
         }
         if head == NIL {
             self.head = i;

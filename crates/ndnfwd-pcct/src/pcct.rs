@@ -2,6 +2,7 @@
 //! read-only accessors. The PIT, Data and CS operations, and the prefetch steps and burst
 //! entry points, are `impl Pcct` blocks in `pit.rs`, `data.rs`, `cs.rs` and `prefetch.rs`.
 
+use bytes::Bytes;
 use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
 use ndnfwd_table::{AllocError, Arena, BucketTable, Place, SlotRef, TableWriter, ZeroedSlice};
 
@@ -126,6 +127,10 @@ pub struct Pcct {
     /// The PIT entries' records past their own: tail blocks and extension blocks.
     pub(crate) pools: Pools,
     pub(crate) cs: Arena<CsEntry>,
+    /// The Data TLV of CS entry `i` at index `i` (`None` for an ARC ghost or a free slot):
+    /// apart from the entry so that the entry is `Copy` (see [`CsEntry`]). Reserved for every CS
+    /// slot up front and grown only as far as the arena has handed slots out.
+    pub(crate) cs_data: Vec<Option<Bytes>>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
     pub(crate) lists: [Ring; 4],
     /// ARC's target size of T1.
@@ -187,6 +192,12 @@ impl Pcct {
                 exts: Arena::try_with_capacity(cfg.record_ext_capacity)?,
             },
             cs: Arena::try_with_capacity(cs_slots)?,
+            cs_data: {
+                let mut v = Vec::new();
+                v.try_reserve_exact(cs_slots as usize)
+                    .map_err(|_| NewError::TooLarge)?;
+                v
+            },
             lists: [Ring::EMPTY; 4],
             arc_p: 0,
             arc_pending: ArcPending::None,
@@ -247,6 +258,7 @@ impl Pcct {
             + self.pits.memory_bytes()
             + self.pools.memory_bytes()
             + self.cs.memory_bytes()
+            + self.cs_data.capacity() * core::mem::size_of::<Option<Bytes>>()
             + self.gens.len() * 4
             + self.wheel.memory_bytes()
     }

@@ -562,3 +562,38 @@ fn cs_disabled() {
     fill(&mut p, &[name("/z")], 0);
     assert_eq!((p.len_cs(), p.len_keys()), (0, 0));
 }
+
+/// A Data that leaves the CS (recycled victim, evicted over the byte limit, demoted to an ARC
+/// ghost, erased) leaves no reference to its buffer behind; the CS keeps its own reference to
+/// a resident one.
+#[test]
+fn leaving_data_releases_its_buffer() {
+    let names: Vec<_> = (0..3).map(|i| name(&format!("/r/{i}"))).collect();
+    let wires: Vec<_> = names.iter().map(|n| data_wire(n, b"0123456789")).collect();
+    let one = wires[0].len() as u64;
+    let limits = [(1, u64::MAX), (8, one + 1)];
+    for policy in [CsPolicy::Lru, CsPolicy::Fifo, CsPolicy::Arc] {
+        for (packets, bytes) in limits {
+            let mut p = pcct(PcctConfig {
+                cs_capacity_packets: packets,
+                cs_capacity_bytes: bytes,
+                cs_policy: policy,
+                unsolicited: UnsolicitedPolicy::AdmitAll,
+                ..PcctConfig::default()
+            });
+            let mut out = vec![];
+            for (n, w) in names.iter().zip(&wires) {
+                let o = p.on_data(0, &data(n, &hashes(n), w, 0), 2, None, false, &mut out);
+                assert!(o.cached, "{policy:?} {packets}");
+            }
+            assert_eq!(p.len_cs(), 1, "{policy:?} {packets}");
+            let (gone, kept) = wires.split_at(2);
+            for w in gone {
+                assert!(w.is_unique(), "{policy:?} {packets}: evicted");
+            }
+            assert!(!kept[0].is_unique(), "{policy:?} {packets}: cached");
+            assert_eq!(p.cs_erase(name("/r").as_ref(), 10), 1);
+            assert!(kept[0].is_unique(), "{policy:?} {packets}: erased");
+        }
+    }
+}
