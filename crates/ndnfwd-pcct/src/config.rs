@@ -115,3 +115,76 @@ impl Default for PcctConfig {
         }
     }
 }
+
+/// The InterestLifetime a new PIT entry's Interest goes upstream with, with what it depends on
+/// in the configuration worked out once (at [`crate::Pcct::new`]): for the usual Interest a
+/// load or a compare, where the general rule is a multiply, a cap and a rounding division.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UpstreamLifetime {
+    /// Without InterestLifetime: the default lifetime, capped, in whole ms (rounded up, >= 1).
+    default_ms: u64,
+    /// The longest InterestLifetime (ms) the cap leaves as it is.
+    uncapped_max_ms: u64,
+    /// The cap on an entry's lifetime (ns).
+    cap_ns: u64,
+}
+
+impl UpstreamLifetime {
+    pub(crate) fn new(cfg: &PcctConfig) -> Self {
+        let cap_ns = cfg.lifetime_cap_ns;
+        Self {
+            default_ms: whole_ms(cfg.default_lifetime_ns.min(cap_ns)),
+            uncapped_max_ms: cap_ns / MS,
+            cap_ns,
+        }
+    }
+
+    /// The time a new entry of an Interest with InterestLifetime `lifetime_ms` (if any) has
+    /// left, as [`crate::Pcct::on_interest`] sets its expiry, in whole ms (rounded up, >= 1).
+    /// Below the cap, `ms * MS <= cap_ns` exactly when `ms <= cap_ns / MS`: the lifetime itself.
+    #[inline(always)]
+    pub(crate) fn ms(&self, lifetime_ms: Option<u64>) -> u64 {
+        match lifetime_ms {
+            None => self.default_ms,
+            Some(ms) if ms <= self.uncapped_max_ms => ms.max(1),
+            Some(ms) => whole_ms(ms.saturating_mul(MS).min(self.cap_ns)),
+        }
+    }
+}
+
+/// `ns` in whole milliseconds, rounded up, at least 1 (an InterestLifetime of 0 expires at once).
+fn whole_ms(ns: u64) -> u64 {
+    ns.div_ceil(MS).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::num::u64::ANY;
+    use proptest::option::of;
+    use proptest::prop_oneof;
+
+    proptest::proptest! {
+        /// The upstream InterestLifetime of a new entry, as worked out from the precomputed
+        /// values, is the general rule's: the entry's lifetime (the Interest's, else the default,
+        /// capped), rounded up to whole ms, at least 1.
+        #[test]
+        fn upstream_lifetime_is_the_general_rule(
+            default_ns in prop_oneof![0..10 * MS, ANY],
+            cap_ns in prop_oneof![0..10 * MS, ANY],
+            lifetime in of(prop_oneof![0..20_000u64, ANY]),
+        ) {
+            let cfg = PcctConfig {
+                default_lifetime_ns: default_ns,
+                lifetime_cap_ns: cap_ns,
+                ..PcctConfig::default()
+            };
+            let general = lifetime
+                .map_or(default_ns, |ms| ms.saturating_mul(MS))
+                .min(cap_ns)
+                .div_ceil(MS)
+                .max(1);
+            proptest::prop_assert_eq!(UpstreamLifetime::new(&cfg).ms(lifetime), general);
+        }
+    }
+}

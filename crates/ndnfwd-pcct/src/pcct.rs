@@ -7,7 +7,7 @@ use ndn_packet::{FaceId, NackReason, NameHasher, PrefixHashes};
 use ndnfwd_table::{AllocError, Arena, BucketTable, Place, SlotRef, TableWriter, ZeroedSlice};
 
 use crate::api::{Counters, DataInfo, InterestInfo, PitHandle};
-use crate::config::{CsPolicy, PcctConfig};
+use crate::config::{CsPolicy, PcctConfig, UpstreamLifetime};
 use crate::cs::ArcPending;
 use crate::entry::{
     key_hash, CsEntry, Ext, PccEntry, PitEntry, Tail, B1, B2, IN_INLINE, MAX_INDIRECT,
@@ -144,6 +144,7 @@ pub struct Pcct {
     pub(crate) digest_pending: u32,
     pub(crate) counters: Counters,
     pub(crate) issued: Issued,
+    pub(crate) upstream_lifetime: UpstreamLifetime,
     pub(crate) matched: Vec<(u32, Relation)>,
     /// Scratch list of PIT parts: due ones in `expire`, the face's ones in `purge_face`.
     pub(crate) due: Vec<u32>,
@@ -208,6 +209,7 @@ impl Pcct {
             prefetch: true,
             counters: Counters::default(),
             issued: Issued::NONE,
+            upstream_lifetime: UpstreamLifetime::new(&cfg),
             matched: Vec::with_capacity(16),
             due: Vec::with_capacity(256),
             scratch_name: Vec::new(),

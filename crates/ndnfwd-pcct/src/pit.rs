@@ -145,6 +145,14 @@ impl Pcct {
         }
     }
 
+    /// The InterestLifetime (ms) the Interest of a new PIT entry goes upstream with: the time
+    /// the entry has left (the Interest's `lifetime_ms`, else the default, capped), rounded up
+    /// to whole milliseconds, at least 1.
+    #[inline(always)]
+    pub fn new_entry_lifetime_ms(&self, lifetime_ms: Option<u64>) -> u64 {
+        self.upstream_lifetime.ms(lifetime_ms)
+    }
+
     fn is_loop(&self, p: u32, face: FaceId, nonce: u32) -> bool {
         let Some(e) = self.pits.get_live(p) else {
             return false;

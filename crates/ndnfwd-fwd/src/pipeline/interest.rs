@@ -356,11 +356,8 @@ impl Core {
         new: bool,
     ) -> OutWire {
         let i = inc.interest;
-        let cfg = self.pcct.config();
-        let left_ns = if new {
-            i.lifetime()
-                .map_or(cfg.default_lifetime_ns, |ms| ms.saturating_mul(MS))
-                .min(cfg.lifetime_cap_ns)
+        let left_ms = if new {
+            self.pcct.new_entry_lifetime_ms(i.lifetime())
         } else {
             let expiry = self
                 .pcct
@@ -368,9 +365,8 @@ impl Core {
                 .map(|r| r.expiry)
                 .max()
                 .unwrap_or(now);
-            expiry.saturating_sub(now)
+            expiry.saturating_sub(now).div_ceil(MS).max(1)
         };
-        let left_ms = left_ns.div_ceil(MS).max(1);
         let g = Guiders {
             nonce: (!inc.own_nonce).then(|| inc.nonce.to_be_bytes()),
             lifetime_ms: (i.lifetime_ms() != left_ms).then_some(left_ms),

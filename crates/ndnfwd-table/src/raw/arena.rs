@@ -240,7 +240,10 @@ impl<T> Arena<T> {
         for l in 0..size_of::<T>().div_ceil(64) {
             prefetch_read(first.wrapping_add(l << 6));
         }
-        prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
+        // A line-aligned value a whole number of lines long ends on the last line above.
+        if align_of::<T>() % 64 != 0 || size_of::<T>() % 64 != 0 {
+            prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
+        }
     }
 
     /// The slot the next allocation takes (the top of the free stack, else the next never-used
