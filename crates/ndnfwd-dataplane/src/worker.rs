@@ -14,7 +14,7 @@ use ndn_packet::link::{RxPacket, TxPacket};
 use ndn_packet::FaceId;
 use ndnfwd_face::info::FACEID_INTERNAL;
 use ndnfwd_fwd::counters::Counters;
-use ndnfwd_fwd::Engine;
+use ndnfwd_fwd::{Engine, TxBurst};
 use serde::Serialize;
 
 use crate::control::ControlMsg;
@@ -121,7 +121,7 @@ pub struct WorkerStage {
     control: Sender<ControlMsg>,
     owners: FaceOwners,
     burst: Vec<RxPacket>,
-    out: Vec<TxPacket>,
+    out: TxBurst,
     burst_max: usize,
     stats: Arc<WorkerStats>,
     snapshot: Arc<Mutex<WorkerSnapshot>>,
@@ -160,7 +160,7 @@ impl WorkerStage {
             control,
             owners,
             burst: Vec::with_capacity(burst_max),
-            out: Vec::with_capacity(burst_max * 2),
+            out: TxBurst::with_capacity(burst_max * 2),
             burst_max: burst_max.max(1),
             stats: Arc::default(),
             snapshot: Arc::default(),
@@ -255,7 +255,7 @@ impl WorkerStage {
         self.burst.clear();
         WorkerStats::bump(&self.stats.bursts);
         let mut out = core::mem::take(&mut self.out);
-        for tx in out.drain(..) {
+        for tx in out.drain() {
             self.route(tx);
         }
         self.out = out;
@@ -280,19 +280,18 @@ impl WorkerStage {
             self.engine.fib_mut().online();
             self.online = true;
         }
-        let start = out.len();
-        self.engine.process(now, burst, out);
+        let mut sent = core::mem::take(&mut self.out);
+        self.engine.process(now, burst, &mut sent);
         WorkerStats::bump(&self.stats.bursts);
-        // Outputs for other owners are rare (the internal face): take them out one by one, in
-        // order (`Vec::extract_if` needs Rust 1.87, above the MSRV).
-        let mut i = start;
-        while let Some(t) = out.get(i) {
+        // Outputs for other owners are rare (the internal face): routed as usual, in order.
+        for t in sent.drain() {
             if self.owners.get(t.face) == Some(Owner::Io(local)) {
-                i += 1;
+                out.push(t);
             } else {
-                self.route(out.remove(i));
+                self.route(t);
             }
         }
+        self.out = sent;
     }
 
     /// Sends one engine output to the ring of the I/O stage that owns its face, or to the
