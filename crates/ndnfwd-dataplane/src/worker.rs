@@ -262,16 +262,17 @@ impl WorkerStage {
     }
 
     /// Run-to-completion hand-off: forwards `burst`, received by I/O stage `local`, straight
-    /// through the engine and appends the outputs for that stage's faces to `out`, so neither
-    /// direction goes through a ring; other outputs are routed as usual. The caller lets
-    /// [`WorkerStage::poll`] empty the input ring first, so face changes and earlier packets
-    /// still come before these packets.
+    /// through the engine, which writes its outputs into that stage's `out`, so neither
+    /// direction goes through a ring and the outputs for the stage's faces are not moved again;
+    /// other outputs are taken out and routed as usual. The caller lets [`WorkerStage::poll`]
+    /// empty the input ring first, so face changes and earlier packets still come before these
+    /// packets.
     pub(crate) fn forward_direct(
         &mut self,
         now: u64,
         burst: &[RxPacket],
         local: u8,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         if burst.is_empty() {
             return;
@@ -280,18 +281,15 @@ impl WorkerStage {
             self.engine.fib_mut().online();
             self.online = true;
         }
-        let mut sent = core::mem::take(&mut self.out);
-        self.engine.process(now, burst, &mut sent);
+        let start = out.len();
+        self.engine.process(now, burst, out);
         WorkerStats::bump(&self.stats.bursts);
-        // Outputs for other owners are rare (the internal face): routed as usual, in order.
-        for t in sent.drain() {
-            if self.owners.get(t.face) == Some(Owner::Io(local)) {
-                out.push(t);
-            } else {
-                self.route(t);
-            }
-        }
-        self.out = sent;
+        // Outputs for other owners are rare (the internal face): taken out and routed, in order.
+        out.split_off_from(
+            start,
+            |t| self.owners.get(t.face) == Some(Owner::Io(local)),
+            |t| self.route(t),
+        );
     }
 
     /// Sends one engine output to the ring of the I/O stage that owns its face, or to the

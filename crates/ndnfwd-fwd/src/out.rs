@@ -49,6 +49,49 @@ impl TxBurst {
         self.held().iter().flatten()
     }
 
+    /// The packets, in sending order, used in place: a sender taking `&mut TxPacket` (the face
+    /// table's) moves the buffer out of its slot, never the packet itself.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut TxPacket> {
+        let n = self.len;
+        self.slots
+            .get_mut(..n)
+            .unwrap_or_default()
+            .iter_mut()
+            .filter_map(Option::as_mut)
+    }
+
+    /// Takes out of the packets from `start` on those `keep` refuses, handing each to `other`
+    /// in sending order; the kept ones stay in order (moved down a slot only past a taken one,
+    /// so when `keep` takes them all nothing moves).
+    pub fn split_off_from(
+        &mut self,
+        start: usize,
+        mut keep: impl FnMut(&TxPacket) -> bool,
+        mut other: impl FnMut(TxPacket),
+    ) {
+        let n = self.len.min(self.slots.len());
+        // `slots[start..w]` hold the kept packets, `slots[w..i]` are empty.
+        let mut w = start.min(n);
+        for i in w..n {
+            let Some(slot) = self.slots.get_mut(i) else {
+                break;
+            };
+            let kept = match slot {
+                Some(p) => keep(p),
+                None => continue,
+            };
+            if kept {
+                if w != i {
+                    self.slots.swap(w, i);
+                }
+                w += 1;
+            } else if let Some(p) = slot.take() {
+                other(p);
+            }
+        }
+        self.len = w;
+    }
+
     /// Takes the packets out in sending order and leaves the buffer empty (packets the
     /// iterator does not reach are dropped when their slot is written again or the buffer is
     /// cleared or dropped).
@@ -142,6 +185,37 @@ mod tests {
                 }
                 assert!(b.is_empty());
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// `split_off_from` keeps what `Vec::retain` keeps and hands out what it removes, both
+        /// in order; `iter_mut` sees the kept packets; the buffer is reusable after it.
+        #[test]
+        fn split_off_from_matches_retain(
+            cap in 0usize..6,
+            before in 0u32..5,
+            faces in proptest::collection::vec(0u32..4, 0..12),
+        ) {
+            let mut b = TxBurst::with_capacity(cap);
+            for f in 0..before {
+                b.push(pkt(10 + f));
+            }
+            let start = b.len();
+            for &f in &faces {
+                b.push(pkt(f));
+            }
+            let mut others = Vec::new();
+            b.split_off_from(start, |t| t.face != 1, |t| others.push(t));
+            let mut kept: Vec<TxPacket> = (0..before).map(|f| pkt(10 + f)).collect();
+            kept.extend(faces.iter().filter(|&&f| f != 1).map(|&f| pkt(f)));
+            let out: Vec<TxPacket> = faces.iter().filter(|&&f| f == 1).map(|&f| pkt(f)).collect();
+            proptest::prop_assert_eq!(&others, &out);
+            proptest::prop_assert_eq!(b.len(), kept.len());
+            proptest::prop_assert!(b.iter_mut().map(|t| &*t).eq(kept.iter()));
+            proptest::prop_assert!(b.drain().eq(kept.into_iter()));
+            b.push(pkt(3));
+            proptest::prop_assert!(b.iter().eq([pkt(3)].iter()));
         }
     }
 }
