@@ -71,8 +71,9 @@ impl TxBurst {
     ) {
         let n = self.len.min(self.slots.len());
         // `slots[start..w]` hold the kept packets, `slots[w..i]` are empty.
-        let mut w = start.min(n);
-        for i in w..n {
+        let from = start.min(n);
+        let mut w = from;
+        for i in from..n {
             let Some(slot) = self.slots.get_mut(i) else {
                 break;
             };
