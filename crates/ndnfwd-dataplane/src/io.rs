@@ -7,6 +7,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
 use ndnfwd_face::{FaceEvent, FaceTable};
+use ndnfwd_fwd::TxBurst;
 
 use ndn_packet::link::{RxPacket, TxPacket};
 
@@ -68,8 +69,9 @@ pub struct IoStage {
     jobs: Receiver<IoJob>,
     rx: Vec<RxPacket>,
     tx: Vec<TxPacket>,
-    /// Engine outputs of a direct (run-to-completion) round, sent after the ring's.
-    direct: Vec<TxPacket>,
+    /// Engine outputs of a direct (run-to-completion) round, written there by the engine and
+    /// sent from their slots after the ring's.
+    direct: TxBurst,
     burst: usize,
     stats: Arc<IoStats>,
     last_tick: u64,
@@ -115,7 +117,7 @@ impl IoStage {
             jobs,
             rx: Vec::with_capacity(burst),
             tx: Vec::with_capacity(burst),
-            direct: Vec::with_capacity(burst),
+            direct: TxBurst::with_capacity(burst.max(1) * 2),
             burst: burst.max(1),
             stats: Arc::default(),
             last_tick: 0,
@@ -306,18 +308,17 @@ impl IoStage {
                 }
             }
         }
-        // Direct outputs were produced after everything in the ring: they go last.
-        if self.tx.is_empty() {
-            core::mem::swap(&mut self.tx, &mut self.direct);
-        } else {
-            self.tx.append(&mut self.direct);
-        }
-        if self.tx.is_empty() {
+        let n = self.tx.len() + self.direct.len();
+        if n == 0 {
             return false;
         }
-        add(&self.stats.tx_packets, self.tx.len() as u64);
-        self.faces.send_burst(&mut self.tx);
+        add(&self.stats.tx_packets, n as u64);
+        // Direct outputs were produced after everything in the ring: they go last, one burst
+        // with the ring's, each sent from its slot.
+        self.faces
+            .send_burst(self.tx.iter_mut().chain(self.direct.iter_mut()));
         self.tx.clear();
+        self.direct.clear();
         true
     }
 }

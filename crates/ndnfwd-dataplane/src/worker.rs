@@ -14,7 +14,7 @@ use ndn_packet::link::{RxPacket, TxPacket};
 use ndn_packet::FaceId;
 use ndnfwd_face::info::FACEID_INTERNAL;
 use ndnfwd_fwd::counters::Counters;
-use ndnfwd_fwd::Engine;
+use ndnfwd_fwd::{Engine, TxBurst};
 use serde::Serialize;
 
 use crate::control::ControlMsg;
@@ -121,7 +121,7 @@ pub struct WorkerStage {
     control: Sender<ControlMsg>,
     owners: FaceOwners,
     burst: Vec<RxPacket>,
-    out: Vec<TxPacket>,
+    out: TxBurst,
     burst_max: usize,
     stats: Arc<WorkerStats>,
     snapshot: Arc<Mutex<WorkerSnapshot>>,
@@ -160,7 +160,7 @@ impl WorkerStage {
             control,
             owners,
             burst: Vec::with_capacity(burst_max),
-            out: Vec::with_capacity(burst_max * 2),
+            out: TxBurst::with_capacity(burst_max * 2),
             burst_max: burst_max.max(1),
             stats: Arc::default(),
             snapshot: Arc::default(),
@@ -255,23 +255,24 @@ impl WorkerStage {
         self.burst.clear();
         WorkerStats::bump(&self.stats.bursts);
         let mut out = core::mem::take(&mut self.out);
-        for tx in out.drain(..) {
+        for tx in out.drain() {
             self.route(tx);
         }
         self.out = out;
     }
 
     /// Run-to-completion hand-off: forwards `burst`, received by I/O stage `local`, straight
-    /// through the engine and appends the outputs for that stage's faces to `out`, so neither
-    /// direction goes through a ring; other outputs are routed as usual. The caller lets
-    /// [`WorkerStage::poll`] empty the input ring first, so face changes and earlier packets
-    /// still come before these packets.
+    /// through the engine, which writes its outputs into that stage's `out`, so neither
+    /// direction goes through a ring and the outputs for the stage's faces are not moved again;
+    /// other outputs are taken out and routed as usual. The caller lets [`WorkerStage::poll`]
+    /// empty the input ring first, so face changes and earlier packets still come before these
+    /// packets.
     pub(crate) fn forward_direct(
         &mut self,
         now: u64,
         burst: &[RxPacket],
         local: u8,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         if burst.is_empty() {
             return;
@@ -283,16 +284,12 @@ impl WorkerStage {
         let start = out.len();
         self.engine.process(now, burst, out);
         WorkerStats::bump(&self.stats.bursts);
-        // Outputs for other owners are rare (the internal face): take them out one by one, in
-        // order (`Vec::extract_if` needs Rust 1.87, above the MSRV).
-        let mut i = start;
-        while let Some(t) = out.get(i) {
-            if self.owners.get(t.face) == Some(Owner::Io(local)) {
-                i += 1;
-            } else {
-                self.route(out.remove(i));
-            }
-        }
+        // Outputs for other owners are rare (the internal face): taken out and routed, in order.
+        out.split_off_from(
+            start,
+            |t| self.owners.get(t.face) == Some(Owner::Io(local)),
+            |t| self.route(t),
+        );
     }
 
     /// Sends one engine output to the ring of the I/O stage that owns its face, or to the

@@ -25,11 +25,11 @@
 use std::time::Instant;
 
 use bytes::Bytes;
-use ndn_packet::link::{PacketKind, RxLp, RxPacket, TxPacket};
+use ndn_packet::link::{PacketKind, RxLp, RxPacket};
 use ndn_packet::{InterestBuilder, Name, NameHasher, SipVariant};
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::{Engine, EngineConfig};
+use ndnfwd_fwd::{Engine, EngineConfig, TxBurst};
 use ndnfwd_pcct::PcctConfig;
 
 const N: usize = 2000;
@@ -142,7 +142,7 @@ impl Variant {
 
     /// One pass over every packet, in bursts of 64.
     fn pass(&mut self) {
-        let mut out: Vec<TxPacket> = Vec::with_capacity(128);
+        let mut out = TxBurst::with_capacity(128);
         let t = Instant::now();
         for burst in self.pkts.chunks(64) {
             out.clear();

@@ -51,6 +51,7 @@ use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
 use crate::counters::Counters;
 use crate::cycles::{Laps, Stage, StageCycles};
 use crate::face::{FaceInfo, FaceTable};
+use crate::out::TxBurst;
 use crate::pool::{TxBuffers, DEFAULT_CHUNK};
 use crate::prefetch::{prefetch_wire, PrefetchMode};
 use crate::quota::FaceQuota;
@@ -58,7 +59,7 @@ use crate::strategy::{
     full_name, instantiate, Actions, NextHop, OutRecordInfo, Strategy, StrategyChoice,
     StrategyError, StrategyId, MAX_FANOUT,
 };
-use ndn_packet::link::{RxPacket, TxPacket};
+use ndn_packet::link::RxPacket;
 
 /// Packets decoded together (*prepare*'s first half in every mode but `none`): their Data
 /// names' identities are computed side by side in vector lanes (`NameHasher::name_ids`).
@@ -425,7 +426,7 @@ impl Engine {
     /// recycle its Interest buffers). Out of line: one call per burst, and the unit profilers
     /// and the callgrind recipe measure (`--toggle-collect`).
     #[inline(never)]
-    pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
+    pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut TxBurst) {
         // One burst loop per accounting choice and prefetch mode: the mode's tests in the
         // per-packet steps fold away.
         const NONE: u8 = PrefetchMode::None.index();
@@ -449,7 +450,7 @@ impl Engine {
         &mut self,
         now: u64,
         burst: &[RxPacket],
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         let mut laps = Laps::<ACCT>::start();
         self.core.tx.recycle();
@@ -554,7 +555,7 @@ impl Core {
         rx: &RxPacket,
         parsed: &Parsed<'_>,
         hashes: &PrefixHashes,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<ACCT>,
     ) {
         match parsed {

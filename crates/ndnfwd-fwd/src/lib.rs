@@ -5,7 +5,7 @@
 //! received network packets ([`ndn_packet::RxPacket`]: ingress face, the Interest or Data wire
 //! as `bytes::Bytes`, and the link fields the face layer decoded; the same type the face layer
 //! produces) together with `now` (ns from any monotonic epoch), and gets back packets to send
-//! ([`ndn_packet::TxPacket`]: egress face, link fields to add, wire) in a vector it owns and reuses. Data and Nacks leave as clones of the
+//! ([`ndn_packet::TxPacket`]: egress face, link fields to add, wire) in a [`TxBurst`] it owns and reuses. Data and Nacks leave as clones of the
 //! received buffers, and so does an Interest whose HopLimit alone changes (with a one-byte
 //! patch the face layer applies while sending); an Interest whose other guiders change is
 //! written once into a recycled buffer, so steady state allocates nothing. The pipelines are named after NFD's (`on_incoming_interest`,
@@ -27,7 +27,7 @@
 //! use ndn_packet::{InterestBuilder, Name, NameHasher, SipVariant};
 //! use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 //! use ndnfwd_fwd::face::FaceInfo;
-//! use ndnfwd_fwd::{Engine, EngineConfig};
+//! use ndnfwd_fwd::{Engine, EngineConfig, TxBurst};
 //!
 //! let hasher = NameHasher::new([7; 16], SipVariant::Sip13);
 //! let mut fib = FibWriter::new(FibConfig::default(), hasher.clone()).unwrap();
@@ -43,11 +43,12 @@
 //! let burst = [RxPacket {
 //!     face: 1, kind: PacketKind::Interest, wire: Bytes::from(wire), lp: RxLp::default(),
 //! }];
-//! let mut out = Vec::new();
+//! let mut out = TxBurst::with_capacity(64);
 //! engine.process(0, &burst, &mut out);
 //! assert_eq!(out.len(), 1);
-//! assert_eq!((out[0].face, out[0].kind), (2, PacketKind::Interest));
-//! assert_eq!(out[0].lp.pit_token.as_bytes().len(), 8); // our PIT token
+//! let sent = out.get(0).unwrap();
+//! assert_eq!((sent.face, sent.kind), (2, PacketKind::Interest));
+//! assert_eq!(sent.lp.pit_token.as_bytes().len(), 8); // our PIT token
 //! ```
 #![deny(unsafe_code)]
 
@@ -56,6 +57,7 @@ pub mod counters;
 pub mod cycles;
 mod engine;
 pub mod face;
+mod out;
 mod pipeline;
 mod pool;
 mod prefetch;
@@ -65,4 +67,5 @@ mod raw;
 pub mod strategy;
 
 pub use engine::{Engine, EngineConfig, EngineError, DEFAULT_STRATEGY};
+pub use out::TxBurst;
 pub use prefetch::PrefetchMode;

@@ -8,7 +8,7 @@ use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::Interest;
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::EngineConfig;
+use ndnfwd_fwd::{EngineConfig, TxBurst};
 use ndnfwd_pcct::PcctConfig;
 
 /// One router with a consumer app and a producer app for `/p`.
@@ -395,11 +395,11 @@ fn multicast_fans_out_except_the_ingress() {
         wire: wire.clone(),
         lp: RxLp::default(),
     };
-    let mut out = Vec::new();
+    let mut out = TxBurst::new();
     let now = sim.now;
     sim.engine_mut(r).process(now, &[rx], &mut out);
     assert_eq!(out.len(), 3);
-    for t in &out {
+    for t in out.iter() {
         assert_eq!(
             t.wire.as_ptr(),
             wire.as_ptr(),

@@ -7,7 +7,7 @@ use ndn_packet::lp::NackReason;
 use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher, SipVariant};
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode};
+use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode, TxBurst};
 use ndnfwd_pcct::PcctConfig;
 
 struct Rng(u64);
@@ -164,9 +164,9 @@ fn run(
     let (mut e, _fib) = engine(mode);
     let mut outs = Vec::new();
     for (now, burst) in trace(seed) {
-        let mut out = Vec::new();
+        let mut out = TxBurst::new();
         e.process(now, &burst, &mut out);
-        outs.push(out);
+        outs.push(out.drain().collect());
     }
     let c = *e.counters();
     (outs, c, e.pcct().len_pit(), e.pcct().len_cs())

@@ -13,7 +13,7 @@
 //! that expiry: this model is for workloads that do not re-ask a name within one lifetime.
 
 use ndn_packet::{Data, Interest, NameHasher, NameRef, PacketKind, RxPacket, TxLp, TxPacket};
-use ndnfwd_fwd::Engine;
+use ndnfwd_fwd::{Engine, TxBurst};
 
 use crate::hashed_pit::{DataVerdict, HashedPit, SlotRecord};
 
@@ -37,7 +37,7 @@ pub struct FrontTier {
     hasher: NameHasher,
     counters: FrontCounters,
     up: Vec<RxPacket>,
-    engine_out: Vec<TxPacket>,
+    engine_out: TxBurst,
 }
 
 impl FrontTier {
@@ -50,7 +50,7 @@ impl FrontTier {
             hasher,
             counters: FrontCounters::default(),
             up: Vec::with_capacity(64),
-            engine_out: Vec::with_capacity(64),
+            engine_out: TxBurst::with_capacity(64),
         }
     }
 
@@ -91,7 +91,7 @@ impl FrontTier {
         }
         self.engine_out.clear();
         self.engine.process(now, &self.up, &mut self.engine_out);
-        for tx in self.engine_out.drain(..) {
+        for tx in self.engine_out.drain() {
             let name = match tx.kind {
                 PacketKind::Data => Data::new_checked(&tx.wire).ok().map(|d| d.name()),
                 PacketKind::Nack => Interest::new_checked(&tx.wire).ok().map(|i| i.name()),

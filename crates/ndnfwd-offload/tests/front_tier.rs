@@ -11,7 +11,7 @@ use ndn_packet::{
 };
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::{Engine, EngineConfig};
+use ndnfwd_fwd::{Engine, EngineConfig, TxBurst};
 use ndnfwd_offload::FrontTier;
 
 const MS: u64 = 1_000_000;
@@ -45,7 +45,11 @@ impl Node {
     fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
         match self {
             Node::Tier(t) => t.process(now, burst, out),
-            Node::Alone(e) => e.process(now, burst, out),
+            Node::Alone(e) => {
+                let mut sent = TxBurst::new();
+                e.process(now, burst, &mut sent);
+                out.extend(sent.drain());
+            }
         }
     }
 }

@@ -11,8 +11,8 @@ use std::sync::Barrier;
 use super::{BenchConfig, BenchError, Schedule, CONSUMER, CONTENT, UPSTREAMS};
 use crate::cycles::{cycle_counter, thread_cpu_ns, StageCycles};
 use crate::face::FaceInfo;
-use crate::{Engine, EngineConfig, PrefetchMode};
-use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
+use crate::{Engine, EngineConfig, PrefetchMode, TxBurst};
+use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket};
 
 /// Interest name `i`: the workload's, plus a sequence number for workloads whose Interest
 /// names can repeat (`yuan` looks up its own prefixes; `real` draws from a vocabulary).
@@ -151,7 +151,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     }
     let packets = cfg.pit_capacity as usize;
     let mut rx = Vec::with_capacity(packets);
-    let mut tx: Vec<TxPacket> = Vec::with_capacity(cfg.batch * 4);
+    let mut tx = TxBurst::with_capacity(cfg.batch * 4);
     let mut tokens = vec![LpToken::default(); packets];
     let mut now = 0u64;
     for slot in 0..n_slots {

@@ -8,6 +8,7 @@ use crate::counters::Counters;
 use crate::cycles::{Laps, Stage};
 use crate::engine::{Core, DataHead};
 use crate::face::FaceTable;
+use crate::out::TxBurst;
 use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -33,7 +34,7 @@ impl Core {
         now: u64,
         rx: &RxPacket,
         data: &DataHead<'_>,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
         self.counters.rx_data += 1;
@@ -87,7 +88,7 @@ impl Core {
         wire: &Bytes,
         scope: NameScope,
         incoming_face_id: Option<FaceId>,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         let lp = TxLp {
             pit_token: token,
@@ -109,7 +110,7 @@ fn send_data(
     lp: TxLp,
     wire: &Bytes,
     scope: NameScope,
-    out: &mut Vec<TxPacket>,
+    out: &mut TxBurst,
 ) -> bool {
     let Some(egress) = faces.get(face) else {
         counters.face_gone += 1;
@@ -135,7 +136,7 @@ fn send_data(
 /// face. A face is offered once: the sent ones are in `out[start..]`, the refused ones (gone,
 /// or non-local for a `/localhost` Data) in `refused`, so neither is sent nor counted twice.
 struct DataTx<'a> {
-    out: &'a mut Vec<TxPacket>,
+    out: &'a mut TxBurst,
     start: usize,
     faces: &'a FaceTable,
     counters: &'a mut Counters,
@@ -151,10 +152,7 @@ impl DataTx<'_> {
     #[cold]
     #[inline(never)]
     fn offered(&self, face: FaceId) -> bool {
-        let sent = self
-            .out
-            .get(self.start..)
-            .is_some_and(|s| s.iter().any(|t| t.face == face));
+        let sent = self.out.iter().skip(self.start).any(|t| t.face == face);
         sent || self.refused.iter().any(|x| x.face == face)
     }
 }
@@ -225,7 +223,8 @@ mod tests {
             },
         };
         let (mut counters, mut refused) = (Counters::default(), Vec::new());
-        let mut out = vec![TxPacket {
+        let mut out = TxBurst::new();
+        out.push(TxPacket {
             face: 2,
             kind: PacketKind::Interest,
             lp: TxLp {
@@ -236,7 +235,7 @@ mod tests {
             },
             wire: Bytes::new(),
             patch: None,
-        }];
+        });
         let mut tx = DataTx {
             start: out.len(),
             out: &mut out,

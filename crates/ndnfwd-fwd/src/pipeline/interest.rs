@@ -9,6 +9,7 @@ use ndnfwd_pcct::{InterestInfo, InterestOutcome, PitHandle, MS};
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
 use crate::face::FaceInfo;
+use crate::out::TxBurst;
 use crate::strategy::{eligible_egress, InterestCtx, NameScope};
 use ndn_packet::link::LinkType;
 use ndn_packet::link::{BytePatch, LpToken, PacketKind, RxPacket, TxLp, TxPacket};
@@ -83,7 +84,7 @@ impl Core {
         interest: &Interest<'_>,
         fh: Option<u64>,
         hashes: &PrefixHashes,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
         self.counters.rx_interest += 1;
@@ -183,7 +184,7 @@ impl Core {
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
     /// (The out-of-line stages take the fields they use, not the [`Incoming`]: given its
     /// address, the pipeline would build it in memory for every Interest.)
-    fn on_interest_loop(&mut self, rx: &RxPacket, info: FaceInfo, out: &mut Vec<TxPacket>) {
+    fn on_interest_loop(&mut self, rx: &RxPacket, info: FaceInfo, out: &mut TxBurst) {
         self.counters.dup_nonce += 1;
         if info.link == LinkType::PointToPoint {
             self.on_outgoing_nack(
@@ -203,7 +204,7 @@ impl Core {
         rx: &RxPacket,
         scope: NameScope,
         data: Bytes,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         self.counters.cs_hit += 1;
         self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, &data, scope, None, out);
@@ -218,7 +219,7 @@ impl Core {
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
         new: bool,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
         if let Some(face) = inc.rx.lp.next_hop_face_id.filter(|_| inc.info.is_local()) {
@@ -293,7 +294,7 @@ impl Core {
         now: u64,
         inc: &Incoming<'_, '_>,
         pit: PitHandle,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
         let m = self.fib.lookup(inc.hashes);
@@ -393,7 +394,7 @@ impl Core {
         pit: PitHandle,
         face: FaceId,
         wire: OutWire,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         let Some(egress) = self.faces.get(face) else {
             self.counters.face_gone += 1;
@@ -413,7 +414,7 @@ impl Core {
         face: FaceId,
         egress: FaceInfo,
         (wire, patch): OutWire,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         let hop_after = inc.hop_limit.map(|h| h.saturating_sub(1));
         if hop_after == Some(0) && !egress.is_local() {
@@ -447,7 +448,7 @@ impl Core {
         interest: &Interest<'_>,
         pit: PitHandle,
         reason: NackReason,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         self.downstreams.clear();
         let Some(range) = self.pcct.reject(now, pit, &mut self.downstreams) else {

@@ -8,6 +8,7 @@ use ndnfwd_pcct::{NackInfo, NackOutcome};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
+use crate::out::TxBurst;
 use ndn_packet::link::LinkType;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -25,7 +26,7 @@ impl Core {
         fh: Option<u64>,
         reason: Option<NackReason>,
         hashes: &PrefixHashes,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
         self.counters.rx_nack += 1;
@@ -84,7 +85,7 @@ impl Core {
         reason: NackReason,
         interest: &Bytes,
         congestion_mark: u64,
-        out: &mut Vec<TxPacket>,
+        out: &mut TxBurst,
     ) {
         let Some(egress) = self.faces.get(face) else {
             self.counters.face_gone += 1;

@@ -16,7 +16,7 @@ use ndn_packet::{
 };
 use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
-use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode};
+use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode, TxBurst};
 
 /// One millisecond of virtual time.
 pub const MS: u64 = 1_000_000;
@@ -82,7 +82,7 @@ pub struct Sim {
     events: Vec<Option<Event>>,
     seq: u64,
     hasher: NameHasher,
-    out: Vec<TxPacket>,
+    out: TxBurst,
     routes: HashMap<(usize, Name), Vec<NextHop>>,
 }
 
@@ -147,7 +147,7 @@ impl Sim {
             events: Vec::new(),
             seq: 0,
             hasher: hasher(),
-            out: Vec::new(),
+            out: TxBurst::new(),
             routes: HashMap::new(),
         }
     }
@@ -333,7 +333,7 @@ impl Sim {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         self.nodes[node].engine.process(self.now, burst, &mut out);
-        for tx in out.drain(..) {
+        for tx in out.drain() {
             self.transmit(node, tx);
         }
         self.out = out;
