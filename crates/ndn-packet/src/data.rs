@@ -18,6 +18,8 @@ use crate::signature::{digest_sha256_info, sha256, SignatureInfo};
 use crate::tlv::{self, is_critical, tt};
 use crate::DecodeError;
 
+mod usual;
+
 /// ContentType values.
 pub mod content_type {
     /// Payload identified by the Data name (the default).
@@ -80,7 +82,7 @@ fn opt_span_in(wire: &[u8], sub: Option<&[u8]>) -> Span {
 impl<'a> Data<'a> {
     /// Checks that `wire` is exactly one valid Data TLV.
     ///
-    /// The usual layout is taken by a straight-line check ([`Self::usual`]); anything else
+    /// The usual layout is taken by a straight-line check (`Data::usual`, in `data/usual.rs`); anything else
     /// goes through one walk over the top-level elements (the name's components are checked by
     /// the same walk that [`NameRef::new_checked`] does, MetaInfo's elements afterwards), so a
     /// Data costs one header decode per element.
@@ -115,98 +117,6 @@ impl<'a> Data<'a> {
         let mut count = Count(0);
         let d = Self::general(wire, &mut count)?;
         Ok((d, count.0))
-    }
-
-    /// The usual Data, checked in one straight line: Name, an optional MetaInfo holding at most
-    /// ContentType then FreshnessPeriod, an optional Content, SignatureInfo and SignatureValue,
-    /// in that order and nothing else, every header of the [`usual_at`] shape. Offsets are
-    /// taken in the wire itself (no slice arithmetic for the spans). `None` for any other
-    /// layout and for every error: the general decoder then decides, so this path accepts only
-    /// what the general one accepts, with the same view (the tests pin both).
-    #[inline(always)]
-    fn usual(wire: &'a [u8]) -> Option<(Self, usize)> {
-        // The outer length is at most 0xffff: the offsets below fit a `u32`.
-        let (outer, end) = usual_at(wire, 0, tt::DATA)?;
-        if end != wire.len() {
-            return None;
-        }
-        let (ns, ne) = usual_at(wire, outer, tt::NAME)?;
-        let (name, count) = match NameRef::scan_generic(wire, ns, ne) {
-            Some(generic) => generic,
-            None => {
-                let mut count = Count(0);
-                (
-                    NameRef::scan(wire.get(ns..ne)?, &mut count).ok()?.0,
-                    count.0,
-                )
-            }
-        };
-        let mut pos = ne;
-        let (mut content_type, mut freshness_period) = (None, None);
-        if let Some((ms, me)) = usual_at(wire, pos, tt::META_INFO) {
-            // Read in the wire: positions only grow, so ending exactly at `me` below puts
-            // both fields inside the MetaInfo.
-            // ContentType is rare: its header is read only when the type byte is its.
-            let mut at = ms;
-            if wire.get(at) == Some(&(tt::CONTENT_TYPE as u8)) {
-                if let Some((s, e)) = usual_at(wire, at, tt::CONTENT_TYPE) {
-                    content_type = Some(usual_nni(wire, s, e)?);
-                    at = e;
-                }
-            }
-            if let Some((s, e)) = usual_at(wire, at, tt::FRESHNESS_PERIOD) {
-                freshness_period = Some(usual_nni(wire, s, e)?);
-                at = e;
-            }
-            if at != me {
-                return None;
-            }
-            pos = me;
-        }
-        let content = match usual_at(wire, pos, tt::CONTENT) {
-            Some((s, e)) => {
-                pos = e;
-                (s as u32, e as u32)
-            }
-            None => (0, 0),
-        };
-        // A SignatureInfo holding a one-byte SignatureType alone (DigestSha256's) is recognized
-        // by its four header bytes at once and read in place, the way
-        // `SignatureInfo::new_checked` reads it; any other is left to it.
-        let (is, ie, sig_type, key_locator) = match wire.get(pos..pos + 5) {
-            Some(&[a, b, c, d, st]) if u32::from_ne_bytes([a, b, c, d]) == ONE_BYTE_SIG_INFO => {
-                (pos + 2, pos + 5, u64::from(st), (0, 0))
-            }
-            _ => {
-                let (is, ie) = usual_at(wire, pos, tt::SIGNATURE_INFO)?;
-                let info = SignatureInfo::new_checked(wire.get(is..ie)?).ok()?;
-                (
-                    is,
-                    ie,
-                    info.sig_type(),
-                    opt_span_in(wire, info.key_locator()),
-                )
-            }
-        };
-        let (vs, ve) = usual_at(wire, ie, tt::SIGNATURE_VALUE)?;
-        if ve != end {
-            return None;
-        }
-        let d = Data {
-            wire,
-            name,
-            content_type: content_type.unwrap_or(0),
-            freshness_period: freshness_period.unwrap_or(0),
-            sig_type,
-            final_block_id: (0, 0),
-            content,
-            signature_info: (is as u32, ie as u32),
-            key_locator,
-            signature_value: (vs as u32, ve as u32),
-            has_content_type: content_type.is_some(),
-            has_freshness_period: freshness_period.is_some(),
-        };
-        Some((d, count))
     }
 
     /// The general decoder, for any layout (and every error); `count` counts the name's
@@ -369,57 +279,6 @@ impl NameVisitor for Count {
     fn component(&mut self, _: &[u8], _: usize) {
         self.0 += 1;
     }
-}
-
-/// The element at `buf[pos..]` when it has the one-byte TLV-TYPE `typ` and a length of one
-/// byte, or of three (253 and a big-endian `u16` of at least 253, the shortest form): its
-/// value's range `(start, end)` in `buf`. `None` for any other header, which is left to the
-/// general decoder (longer lengths, errors). `end` is not checked against `buf.len()`: the
-/// caller reads every value through `get` and requires the last element to end exactly at the
-/// Data's end, so a value that overruns never yields a view.
-///
-/// The type and a one-byte length are checked together: the header read as a big-endian
-/// pair, minus `typ` in the high byte, is the length when below 253 (another type leaves at
-/// least 256), and exactly 253 for `typ` with the three-byte form.
-#[inline(always)]
-fn usual_at(buf: &[u8], pos: usize, typ: u32) -> Option<(usize, usize)> {
-    let &[t, l] = buf.get(pos..pos + 2)? else {
-        return None;
-    };
-    let len = u32::from(u16::from_be_bytes([t, l])).wrapping_sub(typ << 8);
-    if len < 253 {
-        let start = pos + 2;
-        return Some((start, start + len as usize));
-    }
-    if len != 253 {
-        return None;
-    }
-    let &[hi, lo] = buf.get(pos + 2..pos + 4)? else {
-        return None;
-    };
-    let len = usize::from(u16::from_be_bytes([hi, lo]));
-    (len >= 253).then_some((pos + 4, pos + 4 + len))
-}
-
-/// The header of a SignatureInfo of length 3 and of its SignatureType of length 1, as its first
-/// four bytes read in native order (one compare in [`Data::usual`]).
-const ONE_BYTE_SIG_INFO: u32 =
-    u32::from_ne_bytes([tt::SIGNATURE_INFO as u8, 3, tt::SIGNATURE_TYPE as u8, 1]);
-
-/// The NonNegativeInteger in `wire[s..e]` when it has 1, 2, 4 or 8 bytes (else `None`, the
-/// general decoder's error), as [`tlv::read_nni`] reads it but with one 8-byte load ending at
-/// `e` and a mask of its last `e - s` bytes instead of a branch per length: in a Data a value
-/// starts after at least 8 header bytes (Data, Name, MetaInfo, its field), so the load starts
-/// inside the wire.
-#[inline(always)]
-fn usual_nni(wire: &[u8], s: usize, e: usize) -> Option<u64> {
-    let len = e.wrapping_sub(s);
-    // Lengths 1, 2, 4 and 8: one bound and one bit of a constant (bits 1, 2, 4 and 8 set).
-    if len > 8 || (0b1_0001_0110 >> len) & 1 == 0 {
-        return None;
-    }
-    let word = wire.get(e.checked_sub(8)?..e)?.first_chunk::<8>()?;
-    Some(u64::from_be_bytes(*word) & (u64::MAX >> (64 - 8 * len)))
 }
 
 /// Spec position of a recognized Data element (0: not recognized).

@@ -143,11 +143,19 @@ impl<'a> NameRef<'a> {
     }
 
     /// The name whose value is `buf[start..end]` and its component count when every component
-    /// is a GenericNameComponent with a one-byte length (the usual Data name); `None` at the
-    /// first other component, when the last one overruns the value, or when `buf` has no byte
-    /// after the value, where the caller runs [`Self::scan`], which decides. A name this
+    /// is a GenericNameComponent with a one-byte length (the usual Data name); `None` when some
+    /// other component is there, when the last one overruns the value, or when `buf` has no
+    /// byte after the value, where the caller runs [`Self::scan`], which decides. A name this
     /// accepts is one `scan` accepts (its fastest path takes exactly these components), and no
-    /// state but the offset and the count is kept, so both stay in registers.
+    /// state but the offset, the count and one word of flags is kept, so all stay in registers.
+    ///
+    /// The walk steps over each component as if it were a usual one and checks them all at the
+    /// end: each header, read as a little-endian `u16` plus `0x300 - 8`, has a zero low byte
+    /// and bit 16 clear exactly when its type is 8 and its length below 253 (another type
+    /// leaves a non-zero low byte, a length of 253 or more carries into bit 16), so the OR of
+    /// them all tells whether every component was a usual one. A walk over another component
+    /// may take wrong steps, but only steps of at least 2 inside the value, and its answer is
+    /// then `None` whatever they were.
     ///
     /// One bound per component, the loop's own: the byte after the value (in a packet, the
     /// next element's) makes a two-byte header read at any offset before `end` fall inside
@@ -156,15 +164,16 @@ impl<'a> NameRef<'a> {
     pub(crate) fn scan_generic(buf: &'a [u8], start: usize, end: usize) -> Option<(Self, usize)> {
         let padded = buf.get(..end.checked_add(1)?)?;
         let value = padded.get(start..end)?;
-        let (mut pos, mut n) = (start, 0);
+        let (mut pos, mut n, mut flags) = (start, 0, 0u32);
         while pos < end {
-            match *padded.get(pos..pos + 2)? {
-                [GENERIC, len @ 0..=252] => pos += 2 + usize::from(len),
-                _ => return None,
-            }
+            let &[t, l] = padded.get(pos..pos + 2)? else {
+                return None;
+            };
+            flags |= u32::from(u16::from_le_bytes([t, l])) + (3 << 8) - u32::from(GENERIC);
+            pos += 2 + usize::from(l);
             n += 1;
         }
-        (pos == end).then_some((Self { value }, n))
+        (pos == end && flags & 0x1_00ff == 0).then_some((Self { value }, n))
     }
 
     /// The name whose TLV-VALUE is the first `len` bytes of `room`, when every component has a
