@@ -528,3 +528,71 @@ proptest::proptest! {
         usual_agrees(&m[..m.len() - cut.min(m.len())]);
     }
 }
+
+/// A Data of the shape the straight line matches as words: a name of generic components,
+/// a MetaInfo holding FreshnessPeriod alone (1, 2, 4 or 8 bytes), Content of any length
+/// (one- and three-byte lengths for the Data too), DigestSha256.
+fn arb_word_shaped_data() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    (
+        proptest::collection::vec("[a-z]{0,20}", 0..9),
+        prop_oneof![Just(0u64), Just(10_000), Just(70_000), Just(u64::MAX)],
+        proptest::option::of(0usize..300),
+    )
+        .prop_map(|(comps, fp, content)| {
+            built(
+                n(&format!("/{}", comps.join("/"))),
+                None,
+                Some(fp),
+                false,
+                content,
+                false,
+            )
+        })
+}
+
+proptest::proptest! {
+    #[test]
+    fn word_matches_equal_the_general_decoder(
+        wire in arb_word_shaped_data(),
+        edits in proptest::collection::vec((0usize..3, 0usize..12, proptest::num::u8::ANY), 1..3),
+        cut in 0usize..3,
+    ) {
+        // Edits aimed at the bytes read as words: the Data's and Name's headers, the
+        // MetaInfo's headers and value, the SignatureInfo and SignatureValue headers.
+        let d = Data::new_checked(&wire).unwrap();
+        let name = d.name().value();
+        let name_end = name.as_ptr() as usize - wire.as_ptr() as usize + name.len();
+        let anchors = [0, name_end, wire.len() - 40];
+        assert!(usual_agrees(&wire));
+        let mut m = wire.clone();
+        for (a, at, x) in edits {
+            let at = (anchors[a] + at) % m.len();
+            m[at] = x;
+        }
+        usual_agrees(&m);
+        usual_agrees(&m[..m.len() - cut.min(m.len())]);
+    }
+}
+
+#[test]
+fn generic_name_scan_rejects_a_long_component_read_as_short() {
+    // A GenericNameComponent of 256 bytes (three-byte length) whose value, read from where a
+    // one-byte length of 253 would put the next header, holds a usual component ending the
+    // name: the walk's steps land on the end, and only the length check after it (bit 16 of
+    // the flags) leaves the name to the general scan, which counts one component.
+    let mut v = vec![8, 253, 1, 0];
+    v.extend(std::iter::repeat_n(b'x', 251));
+    v.extend([8, 3, b'a', b'b', b'c']);
+    assert_eq!(v.len(), 4 + 256);
+    let padded = [v.as_slice(), &[8]].concat();
+    assert_eq!(NameRef::scan_generic(&padded, 0, v.len()), None);
+    let mut count = Count(0);
+    assert!(NameRef::scan(&v, &mut count).is_ok());
+    assert_eq!(count.0, 1);
+    // In a whole Data the straight line takes it through the general scan: one component, as
+    // the general decoder counts (checked by `usual_agrees`).
+    let name = Name::from_value(v).unwrap();
+    let wire = built(name, None, Some(10_000), false, Some(100), false);
+    assert!(usual_agrees(&wire));
+}
