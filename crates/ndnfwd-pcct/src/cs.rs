@@ -302,11 +302,11 @@ impl Pcct {
     /// (`v1`, then `v2`, `v3`): each step reads only lines the step before fetched. The next
     /// recycle takes `v1` (its entry fetched two recycles ago), frees `v1`'s key `k1` (fetched
     /// one ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one
-    /// ago); here `v2`'s key and generation and `v3`'s entry start. On a CS far larger than the
-    /// caches each of those is otherwise a miss in a chain of dependent misses per Data. `v1`
-    /// is the front of T1 (the recycle just rotated the old front behind it); `k1` and `v2` are
-    /// its key and next link. A CS entry's key is live and T1's entries are CS entries, so
-    /// neither is read with the occupancy check.
+    /// ago); here `v2`'s key, generation and Data handle and `v3`'s entry start. On a CS far
+    /// larger than the caches each of those is otherwise a miss in a chain of dependent misses
+    /// per Data. `v1` is the front of T1 (the recycle just rotated the old front behind it);
+    /// `k1` and `v2` are its key and next link. A CS entry's key is live and T1's entries are
+    /// CS entries, so neither is read with the occupancy check.
     /// Inlined into the recycle, which runs it for every Data a full CS takes.
     #[inline(always)]
     fn prefetch_victims(&self, k1: u32, v2: u32) {
@@ -318,6 +318,8 @@ impl Pcct {
         };
         self.keys.prefetch_value(e2.key);
         prefetch_read(self.gens.as_ptr().wrapping_add(e2.key as usize));
+        // `v2`'s Data handle, which its recycle replaces (it lives beside the entry).
+        prefetch_read(self.cs_data.as_ptr().wrapping_add(v2 as usize));
         self.cs.prefetch_value(e2.link.next);
     }
 

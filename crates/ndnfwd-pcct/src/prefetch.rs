@@ -105,6 +105,7 @@ impl Pcct {
             }
             if e.cs != NIL {
                 self.cs.prefetch_value(e.cs);
+                prefetch_read(self.cs_data.as_ptr().wrapping_add(e.cs as usize));
             }
         }
     }
