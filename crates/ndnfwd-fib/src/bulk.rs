@@ -318,7 +318,7 @@ impl Loader {
                         let bmp = if l > self.shallowest {
                             self.core
                                 .shared
-                                .lookup_impl::<false>(&self.hashes, l - 1, None, &mut tr)
+                                .lookup_impl::<false>(&self.hashes, l - 1, &mut tr)
                                 .map_or(0, |(_, depth)| depth)
                         } else {
                             0

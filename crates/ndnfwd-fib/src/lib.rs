@@ -34,6 +34,7 @@ pub use lpm::{choose_m, LpmAlgorithm, LpmConfig, MHeuristic, MAX_DEPTH};
 pub use nexthop::{NextHop, StrategyId, MAX_NEXTHOPS};
 pub use reader::{FibHandle, FibMatch, FibMemory, FibReader, LookupTrace};
 pub use rib::{Rib, Route, RouteFlags};
+pub use spec::FibHint;
 pub use writer::{FibConfig, FibWriter, WriterStats, SHRINK_AFTER};
 
 /// Why a FIB update failed. The FIB stays consistent for every other prefix.

@@ -84,7 +84,7 @@ impl Published {
     /// longest-first. Its search probes depth `min(n, 2)`, then 1 after a miss, exactly
     /// longest-first's probes, and no prefix that shallow needs a marker (a marker stands where
     /// a search turns towards a deeper real prefix), so the top-down walk and its speculation
-    /// memo run it, with the same probes (at most `d`) and answers.
+    /// hint run it, with the same probes (at most `d`) and answers.
     pub(crate) fn walk(self) -> Self {
         let mut p = self;
         if p.algorithm == LpmAlgorithm::BinarySearch && p.k <= 2 {

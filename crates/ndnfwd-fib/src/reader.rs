@@ -18,7 +18,7 @@ use crate::entry::{Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
-use crate::spec::{Hint, Memo};
+use crate::spec::{FibHint, Hint};
 use crate::store::Segmented;
 
 mod walk;
@@ -128,7 +128,6 @@ impl FibHandle {
         FibReader {
             shared: self.shared.clone(),
             qsbr: self.shared.qsbr.register(),
-            memo: Memo::default(),
             _not_sync: PhantomData,
         }
     }
@@ -225,7 +224,6 @@ impl<'r> FibMatch<'r> {
 pub struct FibReader {
     pub(crate) shared: Arc<Shared>,
     qsbr: QsbrReader,
-    pub(crate) memo: Memo,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -252,21 +250,36 @@ impl FibReader {
         self.qsbr.online();
     }
 
-    /// Longest prefix match of the name whose prefix hashes are `hashes`. After
-    /// [`FibReader::prefetch_entries`] of the same name, with the FIB unchanged since, a
-    /// longest-first or two-stage lookup starts where that scan found the first fingerprint
-    /// match (same answer, fewer probes). Always inlined: the Interest pipeline calls it once
-    /// per Interest.
+    /// Longest prefix match of the name whose prefix hashes are `hashes`. Always inlined: the
+    /// Interest pipeline calls it once per Interest.
     #[inline(always)]
     pub fn lookup(&self, hashes: &PrefixHashes) -> Option<FibMatch<'_>> {
+        self.lookup_from(hashes, self.shared.published(), Hint::NONE)
+    }
+
+    /// [`FibReader::lookup`] given what [`FibReader::prefetch_entries`] of the same name found:
+    /// while the FIB is unchanged since, a longest-first or two-stage lookup starts where that
+    /// scan found the first fingerprint match (same answer, fewer probes). Any `hint` gives the
+    /// answer of `lookup`; one made for another name or before a FIB change is ignored.
+    #[inline(always)]
+    pub fn lookup_with(&self, hashes: &PrefixHashes, hint: FibHint) -> Option<FibMatch<'_>> {
+        // A hint passes only under the generation of its scan, hence that scan's (top-down)
+        // configuration: binary search never sees one.
+        let s = &*self.shared;
+        let cfg = s.published();
+        self.lookup_from(hashes, cfg, hint.check(s, hashes))
+    }
+
+    /// The lookup under `cfg` from a checked hint.
+    #[inline(always)]
+    fn lookup_from(
+        &self,
+        hashes: &PrefixHashes,
+        cfg: Published,
+        hint: Hint,
+    ) -> Option<FibMatch<'_>> {
         let s = &*self.shared;
         let n = hashes.components();
-        let cfg = s.published();
-        // Only the top-down algorithms' scans are recorded.
-        let hint = match cfg.algorithm {
-            LpmAlgorithm::BinarySearch => Hint::NONE,
-            _ => self.memo.hint(s, hashes),
-        };
         if let Some(m) = self.scanned_match(cfg, hashes, n, hint) {
             return m;
         }
@@ -336,12 +349,12 @@ impl FibReader {
     }
 
     /// [`FibReader::lookup`] that also counts probes and cache lines. It probes the whole
-    /// plan (no speculation memo), so the counts are the algorithm's own.
+    /// plan (no hint), so the counts are the algorithm's own.
     pub fn lookup_traced(&self, hashes: &PrefixHashes) -> (Option<FibMatch<'_>>, LookupTrace) {
         let mut tr = LookupTrace::default();
         let hit = self
             .shared
-            .lookup_impl::<true>(hashes, hashes.components(), None, &mut tr);
+            .lookup_impl::<true>(hashes, hashes.components(), &mut tr);
         (hit.and_then(|(e, d)| self.make_match(e, d)), tr)
     }
 
@@ -397,18 +410,18 @@ impl FibReader {
     /// one step later, without reading them. Call it one step after [`FibReader::prefetch`] or
     /// [`FibReader::prefetch_head`] with the same hashes, once those buckets are in cache; it
     /// reads only the buckets and never changes a lookup's result, and any hashes (empty, other
-    /// keys, any length) are fine. For the top-down algorithms the reader remembers where the
-    /// scan stopped, so that [`FibReader::lookup`] of the same name skips the probes it knows
-    /// miss (valid only while the FIB is unchanged). Nexthop sets are not prefetched: their
-    /// index lives in the entry being fetched.
+    /// keys, any length) are fine. For the top-down algorithms it returns where the scan
+    /// stopped, for [`FibReader::lookup_with`] of the same name to skip the probes it knows
+    /// miss (valid only while the FIB is unchanged); [`FibHint::NONE`] for binary search.
+    /// Nexthop sets are not prefetched: their index lives in the entry being fetched.
     #[inline(always)]
-    pub fn prefetch_entries(&self, hashes: &PrefixHashes) {
+    pub fn prefetch_entries(&self, hashes: &PrefixHashes) -> FibHint {
         let s = &*self.shared;
-        let gen = Memo::begin(s);
+        let gen = FibHint::begin(s);
         let cfg = s.published();
         if cfg.algorithm == LpmAlgorithm::BinarySearch {
             s.for_each_candidate(cfg, hashes, |_, i| s.entries.prefetch(i));
-            return;
+            return FibHint::NONE;
         }
         let top = cfg.top_down_depth().min(hashes.components());
         let floor = top.saturating_sub(PLAN_HEAD);
@@ -439,9 +452,7 @@ impl FibReader {
         if hint.first.is_none() && floor > 0 {
             s.prefetch_depths(hashes, 0, floor);
         }
-        if let Some(gen) = gen {
-            self.memo.record(gen, hashes, hint);
-        }
+        FibHint::made(gen, hashes, hint)
     }
 
     /// Table hashes the current algorithm probes first, all at once: every candidate depth for

@@ -36,8 +36,8 @@ pub(crate) fn hashes_of(h: &NameHasher, uri: &str) -> PrefixHashes {
 
 /// A lookup after the speculative scan starts from the scan's first candidate
 /// (`scanned_match`): a real prefix at the scanned depth, and two-stage's restarts at M from
-/// a real entry (MD deeper) or a virtual one, give the walk's answer (`lookup_traced` ignores
-/// the memo). The scanned depths are pinned, so each case is known to take the shortcut.
+/// a real entry (MD deeper) or a virtual one, give the walk's answer (`lookup_traced` takes
+/// no hint). The scanned depths are pinned, so each case is known to take the shortcut.
 #[test]
 fn lookup_from_the_scanned_candidate_matches_the_walk() {
     let hasher = NameHasher::new([5; 16], SipVariant::Sip13);
@@ -58,15 +58,15 @@ fn lookup_from_the_scanned_candidate_matches_the_walk() {
             let h = hashes_of(&hasher, uri);
             let walk = r.lookup_traced(&h).0.map(|m| (m.depth(), m.entry()));
             assert_eq!(walk.map(|(d, _)| d), want, "{uri} {algorithm:?}");
-            r.prefetch_entries(&h);
-            let hint = r.memo.hint(&r.shared, &h);
+            let fh = r.prefetch_entries(&h);
+            let hint = fh.check(&r.shared, &h);
             let scanned = match algorithm {
                 LpmAlgorithm::LongestFirst => lf_depth,
                 _ => ts_depth,
             };
             assert_eq!(hint.depth, scanned, "{uri} {algorithm:?}");
             assert_eq!(hint.first.is_some(), scanned > 0, "{uri} {algorithm:?}");
-            let got = r.lookup(&h).map(|m| (m.depth(), m.entry()));
+            let got = r.lookup_with(&h, fh).map(|m| (m.depth(), m.entry()));
             assert_eq!(got, walk, "{uri} {algorithm:?}");
         }
     }
@@ -139,11 +139,11 @@ fn scan_of_the_head_only_hands_the_rest_to_the_lookup() {
         let walk = r.lookup_traced(&h).0.map(|m| (m.depth(), m.entry()));
         assert_eq!(walk.map(|(d, _)| d), want, "{uri}");
         r.prefetch_head(&h);
-        r.prefetch_entries(&h);
-        let hint = r.memo.hint(&r.shared, &h);
+        let fh = r.prefetch_entries(&h);
+        let hint = fh.check(&r.shared, &h);
         assert_eq!(hint.depth, scanned, "{uri}");
         assert_eq!(hint.first.is_some(), scanned == 7, "{uri}");
-        let got = r.lookup(&h).map(|m| (m.depth(), m.entry()));
+        let got = r.lookup_with(&h, fh).map(|m| (m.depth(), m.entry()));
         assert_eq!(got, walk, "{uri}");
     }
 }

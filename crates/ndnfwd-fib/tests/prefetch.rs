@@ -1,12 +1,13 @@
 //! Speculative entry prefetch (`FibReader::prefetch_entries`, after `prefetch` or
 //! `prefetch_head`): calling it, for any hashes, never changes what a lookup answers, on empty
-//! and random FIBs, for every algorithm.
+//! and random FIBs, for every algorithm; and a lookup given any hint it returned (for the same
+//! name, another name, before a FIB change) answers as the lookup without one.
 
 mod common;
 
 use common::{hasher, hop, writer, Model};
 use ndn_packet::{Name, NameHasher, PrefixHashes, SipVariant};
-use ndnfwd_fib::{FibReader, FibWriter, LpmAlgorithm};
+use ndnfwd_fib::{FibHint, FibReader, FibWriter, LpmAlgorithm};
 use proptest::prelude::*;
 
 const ALGORITHMS: [LpmAlgorithm; 3] = [
@@ -25,16 +26,20 @@ fn prefetched_answer(r: &FibReader, hs: &PrefixHashes) -> Option<(usize, u32)> {
         r.lookup(hs)
             .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
     };
+    let hinted = |r: &FibReader, hint: FibHint| {
+        r.lookup_with(hs, hint)
+            .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
+    };
     let before = summary(r);
     r.prefetch(hs);
-    r.prefetch_entries(hs);
-    let after = summary(r);
+    let hint = r.prefetch_entries(hs);
+    let after = hinted(r, hint);
     assert_eq!(before, after, "prefetch changed the answer");
     // The speculative mode's order: the plan's head, then the entries (and the rest of the
     // plan when the head holds no candidate).
     r.prefetch_head(hs);
-    r.prefetch_entries(hs);
-    assert_eq!(summary(r), before, "prefetch_head changed the answer");
+    let hint = r.prefetch_entries(hs);
+    assert_eq!(hinted(r, hint), before, "prefetch_head changed the answer");
     after
 }
 
@@ -101,7 +106,50 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// The reader remembers what `prefetch_entries` saw for the lookup that follows; a FIB
+    /// A lookup given any hint answers as the lookup without one: the hints of every name
+    /// (scanned after the head prefetch or the whole plan's), each tried on every name, before
+    /// and after a FIB change, and no hint.
+    #[test]
+    fn a_lookup_with_any_hint_answers_as_without(
+        prefixes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 0..20),
+        change in (proptest::collection::vec(0u8..3, 0..8), 1u32..6),
+        extra in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..10), 1..4),
+        m in 1u8..6,
+    ) {
+        let h = hasher();
+        let (model, mut fibs) = loaded(&prefixes, m);
+        let names = names(&model, &extra);
+        let all: Vec<PrefixHashes> = names.iter().map(|n| {
+            let mut hs = PrefixHashes::default();
+            h.hash_prefixes(n.as_ref(), &mut hs);
+            hs
+        }).collect();
+        for w in fibs.iter_mut() {
+            let r = w.handle().reader();
+            let mut hints = vec![FibHint::NONE];
+            for (i, hs) in all.iter().enumerate() {
+                if i % 2 == 0 { r.prefetch_head(hs) } else { r.prefetch(hs) }
+                hints.push(r.prefetch_entries(hs));
+            }
+            let check = |r: &FibReader, hints: &[FibHint]| -> Result<(), TestCaseError> {
+                for (n, hs) in names.iter().zip(&all) {
+                    let want = r.lookup(hs).map(|m| (m.depth(), m.entry()));
+                    for hint in hints {
+                        let got = r.lookup_with(hs, *hint).map(|m| (m.depth(), m.entry()));
+                        prop_assert_eq!(got, want, "{} {:?}", n, hint);
+                    }
+                }
+                Ok(())
+            };
+            check(&r, &hints)?;
+            // The same hints after a write: each is void now.
+            let (c, face) = &change;
+            w.set(to_name(c).as_ref(), &hop(*face), 0).unwrap();
+            check(&r, &hints)?;
+        }
+    }
+
+    /// `prefetch_entries` returns what it saw for the lookup that follows; a FIB
     /// change in between (a set or a removal, anywhere) must void it. Each name is scanned,
     /// then a prefix is toggled (added if absent, removed if present), then the name looked up.
     #[test]
@@ -119,10 +167,10 @@ proptest! {
             let changed = to_name(c);
             for n in names(&model, &extra) {
                 h.hash_prefixes(n.as_ref(), &mut hs);
-                for r in &readers {
+                let hints: Vec<_> = readers.iter().map(|r| {
                     r.prefetch(&hs);
-                    r.prefetch_entries(&hs);
-                }
+                    r.prefetch_entries(&hs)
+                }).collect();
                 let present = model.prefixes.remove(&changed).is_some();
                 if !present {
                     model.prefixes.insert(changed.clone(), *face);
@@ -134,8 +182,8 @@ proptest! {
                         w.set(changed.as_ref(), &hop(*face), 0).unwrap();
                     }
                 }
-                for (w, r) in fibs.iter().zip(&readers) {
-                    let got = r.lookup(&hs)
+                for ((w, r), hint) in fibs.iter().zip(&readers).zip(&hints) {
+                    let got = r.lookup_with(&hs, *hint)
                         .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)));
                     prop_assert_eq!(got, model.lpm(n.as_ref()), "{} after toggling {} {:?}", n, changed, w.lpm());
                 }

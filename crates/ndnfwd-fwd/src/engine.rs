@@ -45,7 +45,7 @@ use ndn_packet::hash::ID_LANES;
 use ndn_packet::interest::Interest;
 use ndn_packet::lp::NackReason;
 use ndn_packet::{FaceId, NameHasher, NameId, NameRef, PrefixHashes};
-use ndnfwd_fib::FibReader;
+use ndnfwd_fib::{FibHint, FibReader};
 use ndnfwd_pcct::{Downstream, Expired, Pcct, PcctConfig, PitHandle};
 
 use crate::counters::Counters;
@@ -203,6 +203,12 @@ pub(crate) struct Core {
     pub(crate) outs: Vec<OutRecordInfo>,
     pub(crate) nexthops: Hops,
     pub(crate) fh_hashes: PrefixHashes,
+    /// What the speculative step's FIB scan found for the Interest being processed
+    /// ([`FibHint::NONE`] in the other modes; a stale value under a packet of another kind),
+    /// for its lookup.
+    pub(crate) fib_hint: FibHint,
+    /// What it found for the packet after it (`speculate` writes it one step ahead).
+    pub(crate) fib_next: FibHint,
     pub(crate) expired: Vec<Expired>,
     /// Scratch for `Pcct::purge_face` (entries left without a pending upstream; they expire).
     orphans: Vec<PitHandle>,
@@ -253,6 +259,8 @@ impl Engine {
             outs: Vec::with_capacity(64),
             nexthops: Hops::EMPTY,
             fh_hashes: PrefixHashes::with_capacity(16),
+            fib_hint: FibHint::NONE,
+            fib_next: FibHint::NONE,
             expired: Vec::with_capacity(256),
             orphans: Vec::new(),
             actions: Actions::new(),
@@ -468,9 +476,14 @@ impl Engine {
         for j in 0..ahead {
             self.prepare(burst, j, &mut decoded, &mut views, mode, &mut laps);
         }
+        // The burst's first packet has no FIB hint (no speculative step ran for it).
+        self.core.fib_hint = FibHint::NONE;
+        self.core.fib_next = FibHint::NONE;
         for (i, rx) in burst.iter().enumerate() {
             self.prepare(burst, i + ahead, &mut decoded, &mut views, mode, &mut laps);
             if mode == PrefetchMode::Speculative {
+                // Packet `i`'s hint, made one step ago; then packet `i + 1`'s.
+                self.core.fib_hint = self.core.fib_next;
                 if let Some(next) = burst.get(i + 1) {
                     let k = (i + 1) % RING;
                     if let (Some(view), Some(hashes)) = (views.get(k), self.ring.get(k)) {

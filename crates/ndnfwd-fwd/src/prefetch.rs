@@ -138,8 +138,10 @@ impl Core {
 
     /// Speculative hash-table lookup (seed 002 SHTL) for a packet whose buckets were
     /// prefetched one step ago: prefetch the entries behind every fingerprint match, in its
-    /// PCCT bucket and in every FIB bucket of the probe plan (the FIB reader keeps where its
-    /// scan stopped, for this packet's lookup). A Data carrying our token had its PCCT key
+    /// PCCT bucket and in every FIB bucket of the probe plan. Where the FIB scan of an Interest
+    /// stopped goes to `fib_next`, for this packet's lookup (other packets leave it as it is:
+    /// only an Interest's pipeline reads it, and every Interest but a burst's first, which
+    /// has none, comes here one step before). A Data carrying our token had its PCCT key
     /// prefetched with the bucket step; now the PIT and CS parts that key names.
     pub(crate) fn speculate<const A: bool>(
         &mut self,
@@ -153,7 +155,7 @@ impl Core {
                 self.pcct
                     .prefetch_interest_entries(&interest_info(i, hashes, *fh, 0, rx));
                 laps.lap(&mut self.cycles, Stage::Pcct);
-                self.fib.prefetch_entries(hashes);
+                self.fib_next = self.fib.prefetch_entries(hashes);
                 laps.lap(&mut self.cycles, Stage::Fib);
             }
             Parsed::Data(..) => {

@@ -101,16 +101,9 @@ impl Shared {
         &self,
         hashes: &PrefixHashes,
         n: usize,
-        memo: Option<&Memo>,
         tr: &mut LookupTrace,
     ) -> Option<(u32, usize)> {
-        let cfg = self.published();
-        // Only the top-down algorithms' scans are recorded.
-        let hint = match (memo, cfg.algorithm) {
-            (Some(m), LpmAlgorithm::LongestFirst | LpmAlgorithm::TwoStage) => m.hint(self, hashes),
-            _ => Hint::NONE,
-        };
-        self.lookup_hinted::<T>(cfg, hashes, n, hint, tr)
+        self.lookup_hinted::<T>(self.published(), hashes, n, Hint::NONE, tr)
     }
 
     /// The longest matching real prefix (entry, depth) under `cfg`, the top-down algorithms

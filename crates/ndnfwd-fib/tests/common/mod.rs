@@ -50,8 +50,8 @@ pub fn answer_prefetched(r: &FibReader, h: &NameHasher, n: NameRef<'_>) -> Optio
     let mut hs = PrefixHashes::default();
     h.hash_prefixes(n, &mut hs);
     r.prefetch(&hs);
-    r.prefetch_entries(&hs);
-    r.lookup(&hs)
+    let hint = r.prefetch_entries(&hs);
+    r.lookup_with(&hs, hint)
         .map(|m| (m.depth(), m.nexthops().next().map_or(0, |x| x.face)))
 }
 

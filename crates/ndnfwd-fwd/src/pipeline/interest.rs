@@ -297,7 +297,7 @@ impl Core {
         out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
-        let m = self.fib.lookup(inc.hashes);
+        let m = self.fib.lookup_with(inc.hashes, self.fib_hint);
         laps.lap(&mut self.cycles, Stage::Fib);
         let mut best = None;
         if let Some(m) = m {
@@ -339,7 +339,7 @@ impl Core {
                 }
             }
         }
-        if let Some(m) = self.fib.lookup(inc.hashes) {
+        if let Some(m) = self.fib.lookup_with(inc.hashes, self.fib_hint) {
             self.nexthops.extend(m.nexthops());
         }
     }
