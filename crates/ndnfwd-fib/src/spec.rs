@@ -16,7 +16,7 @@
 //! exactly "the generation has not changed", so the table and configuration the lookup would
 //! probe are the very ones the scan read and the answer is the one it computes without a hint.
 //! A hint of another name passes only if the two names' keyed 64-bit table hashes differ by
-//! exactly the XOR of the two generations (the memo this replaces accepted equal hashes too).
+//! exactly the XOR of the two generations: as unlikely as two names sharing a table hash.
 
 use core::sync::atomic::{fence, Ordering};
 
