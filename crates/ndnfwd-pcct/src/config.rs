@@ -153,7 +153,7 @@ impl UpstreamLifetime {
 }
 
 /// `ns` in whole milliseconds, rounded up, at least 1 (an InterestLifetime of 0 expires at once).
-fn whole_ms(ns: u64) -> u64 {
+pub(crate) fn whole_ms(ns: u64) -> u64 {
     ns.div_ceil(MS).max(1)
 }
 

@@ -19,6 +19,7 @@ use crate::api::{
     nack_severity, Downstream, Expired, FacePurge, InterestInfo, InterestOutcome, NackInfo,
     NackOutcome, PitHandle, RecordError,
 };
+use crate::config::whole_ms;
 use crate::entry::{key_hash, InRecord, OutRecord, PccEntry, PitEntry, IN_CBP, IN_HOP};
 use crate::list::NIL;
 use crate::pcct::Pcct;
@@ -151,6 +152,15 @@ impl Pcct {
     #[inline(always)]
     pub fn new_entry_lifetime_ms(&self, lifetime_ms: Option<u64>) -> u64 {
         self.upstream_lifetime.ms(lifetime_ms)
+    }
+
+    /// The InterestLifetime (ms) a retransmission of live PIT entry `h` goes upstream with at
+    /// `now`: the time its latest in-record has left, rounded up to whole milliseconds, at
+    /// least 1 (as for a new entry).
+    #[inline(always)]
+    pub fn lifetime_left_ms(&self, h: PitHandle, now: u64) -> u64 {
+        let expiry = self.in_records(h).map(|r| r.expiry).max().unwrap_or(now);
+        whole_ms(expiry.saturating_sub(now))
     }
 
     fn is_loop(&self, p: u32, face: FaceId, nonce: u32) -> bool {

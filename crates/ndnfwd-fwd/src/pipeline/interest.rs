@@ -360,13 +360,7 @@ impl Core {
         let left_ms = if new {
             self.pcct.new_entry_lifetime_ms(i.lifetime())
         } else {
-            let expiry = self
-                .pcct
-                .in_records(pit)
-                .map(|r| r.expiry)
-                .max()
-                .unwrap_or(now);
-            expiry.saturating_sub(now).div_ceil(MS).max(1)
+            self.pcct.lifetime_left_ms(pit, now)
         };
         let g = Guiders {
             nonce: (!inc.own_nonce).then(|| inc.nonce.to_be_bytes()),
