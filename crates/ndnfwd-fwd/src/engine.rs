@@ -195,6 +195,10 @@ pub(crate) struct Core {
     pub(crate) fib: FibReader,
     pub(crate) faces: FaceTable,
     pub(crate) strategies: Vec<Box<dyn Strategy>>,
+    /// Each instance's [`Strategy::new_interest_to_first_eligible`] by [`StrategyId`], read once
+    /// when the instance is added rather than by a virtual call per Interest (every `u8` id has
+    /// a slot, so the pipeline's read has no bounds check).
+    pub(crate) first_eligible: [bool; 1 << u8::BITS],
     pub(crate) choice: StrategyChoice,
     pub(crate) counters: Counters,
     pub(crate) cycles: StageCycles,
@@ -244,6 +248,8 @@ impl Engine {
         pcct.set_prefetch(cfg.prefetch != PrefetchMode::None);
         let root = instantiate(DEFAULT_STRATEGY)
             .unwrap_or_else(|_| Box::new(crate::strategy::BestRoute::new()));
+        let mut first_eligible = [false; 1 << u8::BITS];
+        first_eligible[0] = root.new_interest_to_first_eligible();
         let strategies: Vec<Box<dyn Strategy>> = vec![root];
         let core = Core {
             choice: StrategyChoice::new(hasher.clone(), 0),
@@ -252,6 +258,7 @@ impl Engine {
             fib,
             faces: FaceTable::new(),
             strategies,
+            first_eligible,
             counters: Counters::default(),
             cycles: StageCycles::default(),
             tx: TxBuffers::new(cfg.tx_chunk_bytes),
@@ -332,6 +339,9 @@ impl Engine {
         let i = match existing {
             Some(i) => i,
             None => {
+                if let Some(f) = self.core.first_eligible.get_mut(self.core.strategies.len()) {
+                    *f = s.new_interest_to_first_eligible();
+                }
                 self.core.strategies.push(s);
                 self.core.strategies.len() - 1
             }

@@ -233,9 +233,9 @@ impl Core {
         }
         let sid = self.choice.find(inc.hashes);
         let first_eligible = self
-            .strategies
+            .first_eligible
             .get(usize::from(sid))
-            .is_some_and(|s| s.new_interest_to_first_eligible());
+            .is_some_and(|&f| f);
         if new && inc.fh.is_none() && first_eligible {
             self.new_to_first_eligible(now, inc, pit, out, laps);
             return;

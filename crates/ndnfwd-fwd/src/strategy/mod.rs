@@ -234,7 +234,8 @@ pub trait Strategy: Send {
     /// out-record and not a retransmission) is always best-route's: send it to the first
     /// eligible nexthop ([`InterestCtx::is_eligible`] without `want_unused`, lowest cost
     /// first), or Nack NoRoute when none is. The engine then applies that rule itself, without
-    /// building the context or calling [`Strategy::after_receive_interest`].
+    /// building the context or calling [`Strategy::after_receive_interest`]. Read once, when
+    /// the engine adds the instance: the answer must not change.
     fn new_interest_to_first_eligible(&self) -> bool {
         false
     }
