@@ -319,7 +319,9 @@ impl PrefixHashes {
     /// The table hash of the whole name.
     #[inline]
     pub fn full(&self) -> u64 {
-        self.get(self.components()).unwrap_or(0)
+        // The last prefix; before any hashing, `usize::MAX`, which `get` answers `None` as it
+        // does prefix 0 (a wrapping step, not `components`' saturating one).
+        self.get(self.slots.len().wrapping_sub(1)).unwrap_or(0)
     }
 
     /// The 128-bit keyed identity of the prefix of `i` components (SipHash-128 of its TLV-VALUE);

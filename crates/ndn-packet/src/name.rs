@@ -202,11 +202,14 @@ impl<'a> NameRef<'a> {
             return Some(Self { value });
         }
         let mut pos = 0;
+        // Each header is read where the walk knows `pos < len`: after the first (`len > 0`), at
+        // the end of the step before, below the check that the component ends inside the name,
+        // so that with `len + 8 <= room.len()` the read's bound compiles away.
+        let (mut t, mut l) = match *room.get(..2)? {
+            [t, l] => (t, l),
+            _ => return None,
+        };
         loop {
-            let (t, l) = match *room.get(pos..pos + 2)? {
-                [t, l] => (t, l),
-                _ => return None,
-            };
             // The header read little-endian, less 8, turned right by a byte: the length alone
             // when the type is 8 (no borrow from the length byte, a zero low byte), else at
             // least 2^24 (a non-zero low byte turns to the top).
@@ -229,6 +232,10 @@ impl<'a> NameRef<'a> {
                 return Some(Self { value });
             }
             visitor.component(value, pos);
+            (t, l) = match *room.get(pos..pos + 2)? {
+                [t, l] => (t, l),
+                _ => return None,
+            };
         }
     }
 

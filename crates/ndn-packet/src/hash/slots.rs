@@ -68,7 +68,10 @@ struct Head {
 /// The prefixes of one name (see the module comment).
 #[derive(Clone)]
 pub(super) struct Slots {
-    head: Box<Head>,
+    /// In place, not boxed: a cached word is then read with one load off the owner's
+    /// address, not two (the box's pointer first). A `PrefixHashes` is therefore about 3.8 KB;
+    /// its owners keep it where it is (the engine's ring, the FIB writer's scratch).
+    head: Head,
     /// The prefixes past the head: state words and last block.
     tail: Vec<[u64; 5]>,
     /// Prefixes written by the last walk.
@@ -81,7 +84,7 @@ impl Default for Slots {
             w: core::array::from_fn(|_| core::array::from_fn(|_| Cell::new(0))),
         };
         Self {
-            head: Box::new(head),
+            head,
             tail: Vec::new(),
             len: 0,
         }

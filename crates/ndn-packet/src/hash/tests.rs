@@ -62,8 +62,14 @@ proptest! {
                 prop_assert_eq!(out.get(i), Some(want as u64));
                 prop_assert_eq!(h.hash_value(prefix.value()), want as u64);
             }
+            prop_assert_eq!(out.full(), reference(variant, name.as_ref().value()) as u64);
         }
     }
+}
+
+#[test]
+fn full_of_nothing_hashed_is_zero() {
+    assert_eq!(PrefixHashes::default().full(), 0);
 }
 
 /// Every prefix's absorbing state, last block and cached output words, to compare two walks or
