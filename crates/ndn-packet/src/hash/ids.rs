@@ -87,11 +87,12 @@ pub const ID_LANES: usize = 4;
 
 impl NameHasher {
     /// The identities of checked names, each given with its component count as the decoder's
-    /// walk counted it (`Data::new_checked_counted`): `out[i]` becomes [`Self::name_id`] of
-    /// `names[i].0` (pairs past the shorter of the two slices are left alone). Groups of
-    /// [`ID_LANES`] names are hashed side by side; a forwarder decodes a group of Data and then
-    /// asks for their identities together.
-    pub fn name_ids(&self, names: &[(NameRef<'_>, usize)], out: &mut [NameId]) {
+    /// walk counted it (`Data::new_checked_counted`): `out(i, id)` is called once for each
+    /// `names[i]`, `id` being [`Self::name_id`] of `names[i].0`. Groups of [`ID_LANES`] names
+    /// are hashed side by side; a forwarder decodes a group of Data and then asks for their
+    /// identities together, `out` storing each one straight into its Data's view (no list of
+    /// identities to copy from).
+    pub fn name_ids(&self, names: &[(NameRef<'_>, usize)], mut out: impl FnMut(usize, NameId)) {
         #[cfg(target_arch = "x86_64")]
         if names.len() > 1 && std::arch::is_x86_feature_detected!("avx2") {
             #[allow(unsafe_code)]
@@ -101,8 +102,8 @@ impl NameHasher {
             }
             return;
         }
-        for (o, &(name, components)) in out.iter_mut().zip(names) {
-            *o = self.id_of_value(name.value(), components);
+        for (i, &(name, components)) in names.iter().enumerate() {
+            out(i, self.id_of_value(name.value(), components));
         }
     }
 }
@@ -127,7 +128,11 @@ mod avx2 {
     /// [`NameHasher::name_ids`]: whole groups side by side; a last group of one name the
     /// scalar way, of two or three with the padding lanes repeating its first name.
     #[target_feature(enable = "avx2")]
-    pub(super) fn name_ids(h: &NameHasher, names: &[(NameRef<'_>, usize)], out: &mut [NameId]) {
+    pub(super) fn name_ids(
+        h: &NameHasher,
+        names: &[(NameRef<'_>, usize)],
+        out: impl FnMut(usize, NameId),
+    ) {
         match h.variant {
             SipVariant::Sip13 => run::<1, 3>(h, names, out),
             SipVariant::Sip24 => run::<2, 4>(h, names, out),
@@ -139,28 +144,27 @@ mod avx2 {
     fn run<const C: usize, const D: usize>(
         h: &NameHasher,
         names: &[(NameRef<'_>, usize)],
-        out: &mut [NameId],
+        mut out: impl FnMut(usize, NameId),
     ) {
-        for (names, out) in names.chunks(ID_LANES).zip(out.chunks_mut(ID_LANES)) {
+        for (g, names) in names.chunks(ID_LANES).enumerate() {
             let [a, b, c, d] = match *names {
                 [a, b, c, d] => [a, b, c, d],
                 [a, b, c] => [a, b, c, a],
                 [a, b] => [a, b, a, a],
                 [(name, components)] => {
-                    if let Some(o) = out.first_mut() {
-                        *o = h.id_of_value(name.value(), components);
-                    }
+                    out(g * ID_LANES, h.id_of_value(name.value(), components));
                     continue;
                 }
                 _ => continue,
             };
-            let ids = ids::<C, D>(
-                &h.root,
-                [a.0.value(), b.0.value(), c.0.value(), d.0.value()],
-            );
-            for ((o, (_, components)), id) in out.iter_mut().zip([a, b, c, d]).zip(ids) {
-                *o = NameId { id, components };
-            }
+            let lanes = [a, b, c, d];
+            // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
+            let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
+            ids::<C, D>(&h.root, values, names.len(), |k, id| {
+                if let Some(&(_, components)) = lanes.get(k) {
+                    out(g * ID_LANES + k, NameId { id, components });
+                }
+            });
         }
     }
 
@@ -183,10 +187,16 @@ mod avx2 {
     }
 
     /// The 128-bit identities (SipHash-128 from the keyed state `root`) of the four byte
-    /// strings `values`, lane by lane what [`super::super::NameHasher::id_of_value`] computes.
+    /// strings `values`, lane by lane what [`super::super::NameHasher::id_of_value`] computes:
+    /// `out(k, id)` for each lane `k < used` (the others are a short group's padding).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn ids<const C: usize, const D: usize>(root: &Sip, values: [&[u8]; 4]) -> [u128; 4] {
+    fn ids<const C: usize, const D: usize>(
+        root: &Sip,
+        values: [&[u8]; 4],
+        used: usize,
+        mut out: impl FnMut(usize, u128),
+    ) {
         let [a, b, c, d] = values;
         let words = values.map(|x| x.len() / 8);
         let common = words.iter().copied().min().unwrap_or(0);
@@ -271,6 +281,8 @@ mod avx2 {
                 _mm256_permute2x128_si256::<0x31>(lo, hi),
             );
         }
-        ids
+        for (k, id) in ids.into_iter().enumerate().take(used) {
+            out(k, id);
+        }
     }
 }

@@ -365,12 +365,12 @@ proptest! {
             for group in 1..=ID_LANES {
                 for (pairs, want) in pairs.chunks(group).zip(want.chunks(group)) {
                     let mut out = vec![NameId::default(); pairs.len()];
-                    h.name_ids(pairs, &mut out);
+                    h.name_ids(pairs, |i, id| out[i] = id);
                     prop_assert_eq!(&out, want);
                 }
             }
             let mut out = vec![NameId::default(); pairs.len()];
-            h.name_ids(&pairs, &mut out);
+            h.name_ids(&pairs, |i, id| out[i] = id);
             prop_assert_eq!(&out, &want);
             for (id, n) in out.iter().zip(&names) {
                 prop_assert_eq!(id.id128(), reference(variant, n.value()));

@@ -62,14 +62,13 @@ impl Engine {
             }
         }
         if n > 0 {
-            let mut ids = [NameId::default(); GROUP];
             let names = names.get(..n).unwrap_or_default();
-            self.core.hasher.name_ids(names, &mut ids);
-            for (k, id) in slots.into_iter().zip(ids).take(n) {
-                if let Some(Parsed::Data(d)) = views.get_mut(k) {
+            // Each identity goes straight into its Data's view, from the lanes.
+            self.core.hasher.name_ids(names, |i, id| {
+                if let Some(Parsed::Data(d)) = slots.get(i).and_then(|&k| views.get_mut(k)) {
                     d.id = id;
                 }
-            }
+            });
             laps.lap(&mut self.core.cycles, Stage::Parse);
         }
     }
