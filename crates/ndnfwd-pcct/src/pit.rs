@@ -123,10 +123,9 @@ impl Pcct {
         }
         self.counters.misses += 1;
         let lifetime = self.upstream_lifetime.in_record_ns(it.lifetime_ns);
-        let mut flags = if it.can_be_prefix { IN_CBP } else { 0 };
-        if it.hop_limit.is_some() {
-            flags |= IN_HOP;
-        }
+        // Selected by multiplication, not branches: one shift and an `or` of the two bits.
+        let flags =
+            (IN_CBP * u8::from(it.can_be_prefix)) | (IN_HOP * u8::from(it.hop_limit.is_some()));
         let rec = InRecord {
             expiry: now.saturating_add(lifetime),
             face: in_face,
