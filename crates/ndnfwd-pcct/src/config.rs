@@ -116,13 +116,16 @@ impl Default for PcctConfig {
     }
 }
 
-/// The InterestLifetime a new PIT entry's Interest goes upstream with, with what it depends on
-/// in the configuration worked out once (at [`crate::Pcct::new`]): for the usual Interest a
-/// load or a compare, where the general rule is a multiply, a cap and a rounding division.
+/// The InterestLifetime a new PIT entry's Interest goes upstream with, and how long its
+/// in-record lives, with what they depend on in the configuration worked out once (at
+/// [`crate::Pcct::new`]): for the usual Interest a load or a compare, where the general rule is
+/// a multiply, a cap and a rounding division (upstream) or a default and a cap (in-record).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct UpstreamLifetime {
     /// Without InterestLifetime: the default lifetime, capped, in whole ms (rounded up, >= 1).
     default_ms: u64,
+    /// Without InterestLifetime: the default lifetime, capped (ns).
+    default_ns: u64,
     /// The longest InterestLifetime (ms) the cap leaves as it is.
     uncapped_max_ms: u64,
     /// The cap on an entry's lifetime (ns).
@@ -134,8 +137,19 @@ impl UpstreamLifetime {
         let cap_ns = cfg.lifetime_cap_ns;
         Self {
             default_ms: whole_ms(cfg.default_lifetime_ns.min(cap_ns)),
+            default_ns: cfg.default_lifetime_ns.min(cap_ns),
             uncapped_max_ms: cap_ns / MS,
             cap_ns,
+        }
+    }
+
+    /// How long an in-record of an Interest with InterestLifetime `lifetime_ns` (if any) lives:
+    /// that lifetime or the default, capped. The usual Interest (none) takes one load.
+    #[inline(always)]
+    pub(crate) fn in_record_ns(&self, lifetime_ns: Option<u64>) -> u64 {
+        match lifetime_ns {
+            None => self.default_ns,
+            Some(ns) => ns.min(self.cap_ns),
         }
     }
 
@@ -167,7 +181,7 @@ mod tests {
     proptest::proptest! {
         /// The upstream InterestLifetime of a new entry, as worked out from the precomputed
         /// values, is the general rule's: the entry's lifetime (the Interest's, else the default,
-        /// capped), rounded up to whole ms, at least 1.
+        /// capped), rounded up to whole ms, at least 1; and so is its in-record's lifetime.
         #[test]
         fn upstream_lifetime_is_the_general_rule(
             default_ns in prop_oneof![0..10 * MS, ANY],
@@ -185,6 +199,12 @@ mod tests {
                 .div_ceil(MS)
                 .max(1);
             proptest::prop_assert_eq!(UpstreamLifetime::new(&cfg).ms(lifetime), general);
+            // The in-record's lifetime: the Interest's (ns), else the default, capped.
+            let lifetime_ns = lifetime.map(|ms| ms.saturating_mul(MS));
+            proptest::prop_assert_eq!(
+                UpstreamLifetime::new(&cfg).in_record_ns(lifetime_ns),
+                lifetime_ns.unwrap_or(default_ns).min(cap_ns)
+            );
         }
     }
 }

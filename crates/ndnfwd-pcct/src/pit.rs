@@ -122,13 +122,12 @@ impl Pcct {
             return InterestOutcome::CsHit { data };
         }
         self.counters.misses += 1;
-        let lifetime = it.lifetime_ns.unwrap_or(self.cfg.default_lifetime_ns);
-        let mut flags = if it.can_be_prefix { IN_CBP } else { 0 };
-        if it.hop_limit.is_some() {
-            flags |= IN_HOP;
-        }
+        let lifetime = self.upstream_lifetime.in_record_ns(it.lifetime_ns);
+        // Selected by multiplication, not branches: one shift and an `or` of the two bits.
+        let flags =
+            (IN_CBP * u8::from(it.can_be_prefix)) | (IN_HOP * u8::from(it.hop_limit.is_some()));
         let rec = InRecord {
-            expiry: now.saturating_add(lifetime.min(self.cfg.lifetime_cap_ns)),
+            expiry: now.saturating_add(lifetime),
             face: in_face,
             nonce: it.nonce,
             token: *it.token,

@@ -10,7 +10,8 @@
 //! - slot `i` holds an initialized `T` iff bit `i` of `occupied` is set; set bits are all `< bump`;
 //! - slots `>= bump` have never been handed out (the OS zero page; never read as `T`);
 //! - `free[0..free_len]` are distinct indices `< bump` whose bits are clear; every index
-//!   `< bump` is either occupied or on that stack.
+//!   `< bump` is either occupied or on that stack, so `bump - free_len` slots are allocated
+//!   (no count is kept beside them: `alloc` and `free` would pay a store each to keep it).
 //!
 //! Untouched pages cost nothing (`MAP_NORESERVE`), so a large capacity reserves address space
 //! only; pages fill in as `bump` advances.
@@ -37,7 +38,6 @@ pub struct Arena<T> {
     cap: u32,
     bump: u32,
     free_len: u32,
-    len: u32,
     _t: PhantomData<T>,
 }
 
@@ -88,7 +88,6 @@ impl<T> Arena<T> {
             cap: capacity,
             bump: 0,
             free_len: 0,
-            len: 0,
             _t: PhantomData,
         })
     }
@@ -167,7 +166,6 @@ impl<T> Arena<T> {
             return None;
         };
         self.set_occupied(i, true);
-        self.len += 1;
         Some((i, never_used))
     }
 
@@ -183,11 +181,10 @@ impl<T> Arena<T> {
         // SAFETY: the slot was occupied, so it holds an initialized T; clearing its bit first means
         // the value is moved out exactly once and never read again until re-written by `alloc`.
         let v = unsafe { self.values().add(i as usize).read() };
-        // SAFETY: at most `bump - len` indices are free, and free_len < that <= cap, so the write
-        // is inside the free stack.
+        // SAFETY: slot i was occupied, so it is not on the free stack, which therefore holds
+        // fewer than bump <= cap indices: free_len < cap, and the write is inside the stack.
         unsafe { self.free_stack().add(self.free_len as usize).write(i) };
         self.free_len += 1;
-        self.len -= 1;
         Some(v)
     }
 
@@ -267,12 +264,12 @@ impl<T> Arena<T> {
 
     /// Number of allocated slots.
     pub fn len(&self) -> usize {
-        self.len as usize
+        (self.bump - self.free_len) as usize
     }
 
     /// True when no slot is allocated.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.bump == self.free_len
     }
 
     /// Number of slots (fixed at construction).
@@ -358,7 +355,7 @@ impl<T> Drop for Arena<T> {
 impl<T> core::fmt::Debug for Arena<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Arena")
-            .field("len", &self.len)
+            .field("len", &self.len())
             .field("capacity", &self.cap)
             .finish()
     }
