@@ -283,6 +283,28 @@ impl PrefixHashes {
         Some(self.finalize_h1(i))
     }
 
+    /// The table hashes of the prefixes of `depths` components, deepest first, when every one
+    /// is cached (after [`Self::finalize`] of those depths); `None` otherwise. For a caller
+    /// reading a run of depths: one test of the cache bits for the whole run instead of one
+    /// per [`Self::get`].
+    #[inline(always)]
+    pub fn cached_rev(
+        &self,
+        depths: RangeInclusive<usize>,
+    ) -> Option<impl Iterator<Item = u64> + '_> {
+        let (lo, hi) = (*depths.start(), *depths.end());
+        if lo > hi || hi >= slots::HEAD {
+            return None;
+        }
+        // Bits `lo..=hi`; a cache bit is set only below the name's length.
+        let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+        if self.h1s.get() & range != range {
+            return None;
+        }
+        let words = self.slots.words(slots::H1, lo, hi)?;
+        Some(words.iter().rev().map(Cell::get))
+    }
+
     /// Finalizes the table hash of prefix `i` (below `len`), cached when `i < 64`.
     #[inline(never)]
     fn finalize_h1(&self, i: usize) -> u64 {

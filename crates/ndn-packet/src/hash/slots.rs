@@ -121,6 +121,12 @@ impl Slots {
             .map_or(0, Cell::get)
     }
 
+    /// Words `lo..=hi` of array `a` of the head (`None` past it).
+    #[inline(always)]
+    pub(super) fn words(&self, a: usize, lo: usize, hi: usize) -> Option<&[Cell<u64>]> {
+        self.head.w.get(a)?.get(lo..=hi)
+    }
+
     /// Sets word `i` of array `a` of the head (nothing past it).
     #[inline(always)]
     pub(super) fn set(&self, a: usize, i: usize, v: u64) {

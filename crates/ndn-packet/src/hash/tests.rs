@@ -72,6 +72,27 @@ fn full_of_nothing_hashed_is_zero() {
     assert_eq!(PrefixHashes::default().full(), 0);
 }
 
+#[test]
+fn cached_rev_reads_a_finalized_run_deepest_first() {
+    let h = NameHasher::new(KEY, SipVariant::Sip13);
+    let mut out = PrefixHashes::default();
+    h.hash_prefixes(Name::from_uri("/a/b/c/d/e").unwrap().as_ref(), &mut out);
+    // Nothing cached yet, then only part of the run.
+    assert!(out.cached_rev(2..=4).is_none());
+    out.get(3);
+    assert!(out.cached_rev(2..=4).is_none());
+    out.finalize(2..=4);
+    let got: Vec<u64> = out.cached_rev(2..=4).unwrap().collect();
+    let want: Vec<u64> = (2..=4).rev().map(|i| out.get(i).unwrap()).collect();
+    assert_eq!(got, want);
+    // Past the name, past the head, or an empty run: never cached.
+    assert!(out.cached_rev(4..=6).is_none());
+    assert!(out.cached_rev(60..=64).is_none());
+    #[allow(clippy::reversed_empty_ranges)]
+    let empty = out.cached_rev(4..=3);
+    assert!(empty.is_none());
+}
+
 /// Every prefix's absorbing state, last block and cached output words, to compare two walks or
 /// two finalization paths exactly.
 #[allow(clippy::type_complexity)]

@@ -65,6 +65,11 @@ impl Shared {
         if top - floor >= super::BATCH_MIN_DEPTHS {
             hashes.finalize(floor + 1..=top);
         }
+        // Finalized (or read before): one test of the cache bits for the whole run.
+        if let Some(hs) = hashes.cached_rev(floor + 1..=top) {
+            hs.for_each(|h| self.table.prefetch(h));
+            return;
+        }
         let mut l = top;
         while l > floor {
             if let Some(h) = hashes.get(l) {
