@@ -199,6 +199,10 @@ pub(crate) struct Core {
     /// when the instance is added rather than by a virtual call per Interest (every `u8` id has
     /// a slot, so the pipeline's read has no bounds check).
     pub(crate) first_eligible: [bool; 1 << u8::BITS],
+    /// True when every instance the strategy choice names has `first_eligible` set: a new
+    /// Interest then goes by that rule without the choice lookup (refreshed on every change
+    /// of the choice, [`Engine::refresh_all_first_eligible`]).
+    pub(crate) all_first_eligible: bool,
     pub(crate) choice: StrategyChoice,
     pub(crate) counters: Counters,
     pub(crate) cycles: StageCycles,
@@ -259,6 +263,7 @@ impl Engine {
             faces: FaceTable::new(),
             strategies,
             first_eligible,
+            all_first_eligible: first_eligible[0],
             counters: Counters::default(),
             cycles: StageCycles::default(),
             tx: TxBuffers::new(cfg.tx_chunk_bytes),
@@ -315,7 +320,9 @@ impl Engine {
     pub fn set_strategy(&mut self, prefix: NameRef<'_>, name: &str) -> Result<(), StrategyError> {
         let want = instantiate(name)?;
         let id = self.strategy_id(want)?;
-        self.core.choice.insert(prefix, id)
+        let r = self.core.choice.insert(prefix, id);
+        self.refresh_all_first_eligible();
+        r
     }
 
     /// Adds a strategy instance of the caller's own type (e.g. a measurement-driven one) and
@@ -326,7 +333,9 @@ impl Engine {
         strategy: Box<dyn Strategy>,
     ) -> Result<(), StrategyError> {
         let id = self.strategy_id(strategy)?;
-        self.core.choice.insert(prefix, id)
+        let r = self.core.choice.insert(prefix, id);
+        self.refresh_all_first_eligible();
+        r
     }
 
     /// The instance id of `s`, reusing an existing instance of the same strategy.
@@ -351,7 +360,19 @@ impl Engine {
 
     /// Removes the choice of `prefix` (the root cannot be removed).
     pub fn unset_strategy(&mut self, prefix: NameRef<'_>) -> Result<bool, StrategyError> {
-        self.core.choice.remove(prefix)
+        let r = self.core.choice.remove(prefix);
+        self.refresh_all_first_eligible();
+        r
+    }
+
+    /// [`Core::all_first_eligible`] after a change of the strategy choice.
+    fn refresh_all_first_eligible(&mut self) {
+        let c = &mut self.core;
+        let fe = &c.first_eligible;
+        c.all_first_eligible = c
+            .choice
+            .iter()
+            .all(|(_, id)| fe.get(usize::from(id)).is_some_and(|&f| f));
     }
 
     /// Every strategy choice: prefix and full strategy name (`.../v=<n>`), root first.

@@ -231,15 +231,16 @@ impl Core {
             self.on_outgoing_interest(now, inc, pit, face, wire, out);
             return;
         }
-        let sid = self.choice.find(inc.hashes);
-        let first_eligible = self
-            .first_eligible
-            .get(usize::from(sid))
-            .is_some_and(|&f| f);
-        if new && inc.fh.is_none() && first_eligible {
+        // When every chosen instance follows the first-eligible rule (the usual root-only
+        // best-route), a new Interest goes by it without the choice lookup.
+        if new
+            && inc.fh.is_none()
+            && (self.all_first_eligible || self.first_eligible_at(inc.hashes))
+        {
             self.new_to_first_eligible(now, inc, pit, out, laps);
             return;
         }
+        let sid = self.choice.find(inc.hashes);
         self.lookup_fib(inc);
         laps.lap(&mut self.cycles, Stage::Fib);
 
@@ -280,6 +281,14 @@ impl Core {
         }
         // The last upstream takes the buffer itself: one reference-count update fewer.
         self.on_outgoing_interest(now, inc, pit, last, wire, out);
+    }
+
+    /// Whether the instance chosen for the name follows the first-eligible rule.
+    fn first_eligible_at(&self, hashes: &PrefixHashes) -> bool {
+        let sid = self.choice.find(hashes);
+        self.first_eligible
+            .get(usize::from(sid))
+            .is_some_and(|&f| f)
     }
 
     /// A new PIT entry without ForwardingHint under a strategy that follows best-route's rule
