@@ -272,8 +272,12 @@ impl Pcct {
         }
         self.cs_bytes += u64::from(size);
         e.size = size;
-        // Usually `None`: a store of the tag alone, not of 33 bytes.
-        e.digest = digest.copied();
+        // Usually `None`: a store of the tag alone. Written as two stores, since
+        // `digest.copied()` copies the 32 bytes behind the tag whichever it is.
+        match digest {
+            Some(x) => e.digest = Some(*x),
+            None => e.digest = None,
+        }
         e.fresh_until = fresh_until;
         e.key = k;
         // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no

@@ -219,7 +219,6 @@ impl Pcct {
             self.satisfy_both(now, p0, p1, in_face, out)
         };
         let solicited = parts > 0;
-        self.counters.unsolicited += u64::from(!solicited);
         let admit = solicited || self.cfg.unsolicited.admits(face_is_local);
         let c = if admit && !d.no_cache && self.cfg.cs_capacity_packets > 0 {
             self.cs_store_as(now, k, e, d, d.digest.as_ref(), true)
@@ -227,7 +226,11 @@ impl Pcct {
             None
         };
         let cached = c.is_some();
-        self.counters.unsolicited_cached += u64::from(cached && !solicited);
+        // A branch the usual (solicited) Data does not take, not two counters updated by it.
+        if !solicited {
+            self.counters.unsolicited += 1;
+            self.counters.unsolicited_cached += u64::from(cached);
+        }
         if let Some(key) = self.keys.get_live_mut(k) {
             key.pit = [NIL; 2];
             if let Some(c) = c {
