@@ -70,6 +70,7 @@ pub const DENSE_IDS: FaceId = 1 << 20;
 /// index.
 #[derive(Debug, Default, Clone)]
 pub struct FaceTable {
+    /// Slot `i`: face `i`, for ids below [`DENSE_IDS`] only (so never longer than that).
     dense: Vec<Option<FaceInfo>>,
     sparse: HashMap<FaceId, FaceInfo, BuildHasherDefault<FaceIdHasher>>,
     len: usize,
@@ -108,13 +109,25 @@ impl FaceTable {
 
     /// The info of a face, if known. Always inlined: the Interest pipeline reads the ingress
     /// and the chosen egress face of every Interest, and a call costs more than the read.
+    /// `dense` never reaches past [`DENSE_IDS`], so an id within it is a dense id: the usual
+    /// lookup is one bounds test; any other id is settled out of line.
     #[inline(always)]
     pub fn get(&self, id: FaceId) -> Option<FaceInfo> {
-        if id < DENSE_IDS {
-            self.dense.get(id as usize).copied().flatten()
-        } else {
-            self.sparse.get(&id).copied()
+        match self.dense.get(id as usize) {
+            Some(&slot) => slot,
+            None => self.get_past_dense(id),
         }
+    }
+
+    /// [`FaceTable::get`] of an id past `dense`: unknown if below [`DENSE_IDS`], else in the
+    /// hash map. Out of line, so the pipelines that inline `get` carry no hash map lookup.
+    #[cold]
+    #[inline(never)]
+    fn get_past_dense(&self, id: FaceId) -> Option<FaceInfo> {
+        if id < DENSE_IDS {
+            return None;
+        }
+        self.sparse.get(&id).copied()
     }
 
     /// Number of faces.
