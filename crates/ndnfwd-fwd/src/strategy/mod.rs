@@ -58,14 +58,28 @@ impl NameScope {
     /// A decoded name holds its VAR-NUMBERs in their shortest form, so a first component that
     /// is the GenericNameComponent `localhost` is exactly the bytes `08 09 localhost` at the
     /// start of the name (`08 08 localhop` likewise): a prefix compare, no TLV walk, on every
-    /// Interest and Data. The first two bytes (type and length) pick the one candidate to
-    /// compare, so a global name costs one two-byte test instead of two prefix compares.
+    /// Interest and Data. The two candidates' first two bytes (type and length) differ only in
+    /// the length's lowest bit, so a global name costs one masked two-byte test; the prefix
+    /// compares run out of line.
+    #[inline(always)]
     pub fn of(name: NameRef<'_>) -> Self {
         let v = name.value();
-        match v.get(..2) {
-            Some([8, 9]) if v.starts_with(LOCALHOST) => Self::Localhost,
-            Some([8, 8]) if v.starts_with(LOCALHOP) => Self::Localhop,
+        match v.first_chunk::<2>() {
+            Some(&h) if u16::from_le_bytes(h) & 0xfeff == 0x0808 => Self::of_local_candidate(v),
             _ => Self::Global,
+        }
+    }
+
+    /// [`NameScope::of`] of a name starting `08 08` or `08 09`.
+    #[cold]
+    #[inline(never)]
+    fn of_local_candidate(v: &[u8]) -> Self {
+        if v.starts_with(LOCALHOST) {
+            Self::Localhost
+        } else if v.starts_with(LOCALHOP) {
+            Self::Localhop
+        } else {
+            Self::Global
         }
     }
 }
