@@ -317,7 +317,9 @@ impl Pcct {
         nonce: u32,
     ) -> Result<(), RecordError> {
         // The Interest just inserted is forwarded at once: its handle is the one last issued.
-        let p = if pit == self.issued.handle && self.issued.part != NIL {
+        // Once that part is freed (`NIL`) the handle names no part ([`Issued`]): the slot
+        // lookup below refuses `NIL`, as the token lookup would refuse the handle.
+        let p = if pit == self.issued.handle {
             self.issued.part
         } else {
             self.handle_part(pit).ok_or(RecordError::NoEntry)?

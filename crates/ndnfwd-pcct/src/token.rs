@@ -153,7 +153,8 @@ pub fn worker_of(token: &[u8]) -> Option<u8> {
 /// [`NIL`] once freed): the pipeline forwards a new Interest at once, and
 /// [`Pcct::record_out`](crate::Pcct::record_out) for that handle then needs no token check to find the part. Parts are
 /// created only under a new handle (which replaces this one) and freed only by
-/// `Pcct::free_part_inline` (which forgets it), so a part found here is the handle's.
+/// `Pcct::free_part_inline` (which forgets it), so a part found here is the handle's, and
+/// `NIL` (which no slot lookup accepts) means the handle names no part.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Issued {
     pub(crate) handle: PitHandle,
