@@ -15,6 +15,7 @@ use ndn_packet::link::LinkType;
 use ndn_packet::link::{BytePatch, LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
 /// One Interest as it moves through the Interest pipelines.
+#[derive(Clone, Copy)]
 pub(crate) struct Incoming<'p, 'a> {
     pub(crate) rx: &'p RxPacket,
     pub(crate) interest: &'p Interest<'a>,
@@ -222,13 +223,12 @@ impl Core {
         out: &mut TxBurst,
         laps: &mut Laps<A>,
     ) {
+        // The stages other than the first-eligible one run out of line, on a copy of `inc`:
+        // given the address of `inc` itself, the pipeline would build it in memory for every
+        // Interest.
         if let Some(face) = inc.rx.lp.next_hop_face_id.filter(|_| inc.info.is_local()) {
-            if self.faces.get(face).is_none() {
-                self.counters.next_hop_unknown += 1;
-                return;
-            }
-            let wire = self.outgoing_wire(now, inc, pit, new);
-            self.on_outgoing_interest(now, inc, pit, face, wire, out);
+            let copy = *inc;
+            self.forward_to_next_hop_face(now, &copy, pit, new, face, out);
             return;
         }
         // When every chosen instance follows the first-eligible rule (the usual root-only
@@ -240,6 +240,42 @@ impl Core {
             self.new_to_first_eligible(now, inc, pit, out, laps);
             return;
         }
+        let copy = *inc;
+        self.forward_by_strategy(now, &copy, pit, new, out, laps);
+    }
+
+    /// NextHopFaceId from a local face: the Interest goes to that face, bypassing the
+    /// strategy.
+    #[inline(never)]
+    fn forward_to_next_hop_face(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        new: bool,
+        face: FaceId,
+        out: &mut TxBurst,
+    ) {
+        if self.faces.get(face).is_none() {
+            self.counters.next_hop_unknown += 1;
+            return;
+        }
+        let wire = self.outgoing_wire(now, inc, pit, new);
+        self.on_outgoing_interest(now, inc, pit, face, wire, out);
+    }
+
+    /// The strategy's decision: FIB lookup (ForwardingHint first), the chosen strategy's
+    /// actions, then the Interest to each face it picked or the Nack to the downstreams.
+    #[inline(never)]
+    fn forward_by_strategy<const A: bool>(
+        &mut self,
+        now: u64,
+        inc: &Incoming<'_, '_>,
+        pit: PitHandle,
+        new: bool,
+        out: &mut TxBurst,
+        laps: &mut Laps<A>,
+    ) {
         let sid = self.choice.find(inc.hashes);
         self.lookup_fib(inc);
         laps.lap(&mut self.cycles, Stage::Fib);
