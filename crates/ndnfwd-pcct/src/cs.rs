@@ -262,16 +262,11 @@ impl Pcct {
         if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
             return None;
         }
-        if self
-            .cs_data
-            .get_mut(v as usize)?
-            .replace(Bytes::clone(wire))
-            .is_some()
-        {
-            self.cs_bytes -= u64::from(e.size);
+        // The victim's Data handle, replaced last (below).
+        if v as usize >= self.cs_data.len() {
+            return None;
         }
-        self.cs_bytes += u64::from(size);
-        e.size = size;
+        let victim_size = core::mem::replace(&mut e.size, size);
         // Usually `None`: a store of the tag alone. Written as two stores, since
         // `digest.copied()` copies the 32 bytes behind the tag whichever it is.
         match digest {
@@ -299,6 +294,15 @@ impl Pcct {
                 self.prefetch_victims(e1.key, e1.link.next);
             }
         }
+        // The Data handle last: its clone and the victim's drop are calls through the
+        // `Bytes` vtable, after which every value still needed would be reloaded (the victim's
+        // key, the lists, the key table) had they come first.
+        if let Some(slot) = self.cs_data.get_mut(v as usize) {
+            if slot.replace(Bytes::clone(wire)).is_some() {
+                self.cs_bytes -= u64::from(victim_size);
+            }
+        }
+        self.cs_bytes += u64::from(size);
         Some(v)
     }
 
