@@ -222,12 +222,13 @@ mod avx2 {
             b.len() as i64,
             a.len() as i64,
         );
-        let ends = _mm256_srli_epi64::<3>(lens);
-        // The step count in every lane, to compare with the ends.
-        let mut t = _mm256_set1_epi64x(common as i64);
+        // Where each lane's whole words end: `start + 8 * (len / 8)`, the offset `at` reaches
+        // after its last word. Compared with `at` itself, no step count is kept (an offset is
+        // a difference of two addresses, far from the `i64` bounds: the signed compare holds).
+        let ends = _mm256_add_epi64(start, _mm256_slli_epi64::<3>(_mm256_srli_epi64::<3>(lens)));
         for _ in common..longest {
             // Lanes whose string still has a whole word at this step.
-            let live = _mm256_cmpgt_epi64(ends, t);
+            let live = _mm256_cmpgt_epi64(ends, at);
             // SAFETY: as above for the live lanes (the step is below their word count); the
             // gather does not read for a lane whose mask is clear (it takes the zero source).
             let m = unsafe {
@@ -239,7 +240,6 @@ mod avx2 {
                 *w = _mm256_blendv_epi8(*w, n, live);
             }
             at = _mm256_add_epi64(at, step);
-            t = _mm256_add_epi64(t, _mm256_set1_epi64x(1));
         }
         let m = if common > 0 {
             // Every string has 8 bytes or more: its tail is the top `len % 8` bytes of its last
