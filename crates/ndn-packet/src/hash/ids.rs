@@ -146,26 +146,47 @@ mod avx2 {
         names: &[(NameRef<'_>, usize)],
         mut out: impl FnMut(usize, NameId),
     ) {
-        for (g, names) in names.chunks(ID_LANES).enumerate() {
-            let [a, b, c, d] = match *names {
-                [a, b, c, d] => [a, b, c, d],
-                [a, b, c] => [a, b, c, a],
-                [a, b] => [a, b, a, a],
-                [(name, components)] => {
-                    out(g * ID_LANES, h.id_of_value(name.value(), components));
-                    continue;
-                }
-                _ => continue,
-            };
-            let lanes = [a, b, c, d];
-            // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
-            let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
-            ids::<C, D>(&h.root, values, names.len(), |k, id| {
-                if let Some(&(_, components)) = lanes.get(k) {
-                    out(g * ID_LANES + k, NameId { id, components });
-                }
-            });
+        // A forwarder asks for one group at a time: without the loop, nothing of the group's
+        // work (the key's broadcast, `out`'s targets) is hoisted out of it to be kept on the
+        // stack and read back.
+        if names.len() <= ID_LANES {
+            group::<C, D>(h, 0, names, &mut out);
+            return;
         }
+        for (g, names) in names.chunks(ID_LANES).enumerate() {
+            group::<C, D>(h, g * ID_LANES, names, &mut out);
+        }
+    }
+
+    /// The identities of `names` (at most [`ID_LANES`]), the first being `names[first]` of the
+    /// caller's list; one name the scalar way, two or three with the padding lanes repeating
+    /// the first.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group<const C: usize, const D: usize>(
+        h: &NameHasher,
+        first: usize,
+        names: &[(NameRef<'_>, usize)],
+        out: &mut impl FnMut(usize, NameId),
+    ) {
+        let [a, b, c, d] = match *names {
+            [a, b, c, d] => [a, b, c, d],
+            [a, b, c] => [a, b, c, a],
+            [a, b] => [a, b, a, a],
+            [(name, components)] => {
+                out(first, h.id_of_value(name.value(), components));
+                return;
+            }
+            _ => return,
+        };
+        let lanes = [a, b, c, d];
+        // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
+        let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
+        ids::<C, D>(&h.root, values, names.len(), |k, id| {
+            if let Some(&(_, components)) = lanes.get(k) {
+                out(first + k, NameId { id, components });
+            }
+        });
     }
 
     /// [`Sip::compress`] of the four lanes' words `m`.
