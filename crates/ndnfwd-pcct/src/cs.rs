@@ -210,6 +210,15 @@ impl Pcct {
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
         })?;
+        self.cs_bytes += u64::from(size);
+        if self.cfg.cs_policy == CsPolicy::Arc {
+            self.arc_admit_new(c);
+        } else {
+            self.lists[T1].push_back(&mut self.cs, c);
+        }
+        self.counters.cs_inserts += 1;
+        // The Data handle last, as in the recycle: its clone is a call through the `Bytes`
+        // vtable, after which nothing else is left to reload.
         let data = Some(Bytes::clone(wire));
         let n = self.cs_data.len();
         match self.cs_data.get_mut(c as usize) {
@@ -222,13 +231,6 @@ impl Pcct {
                 self.cs_data.push(data);
             }
         }
-        self.cs_bytes += u64::from(size);
-        if self.cfg.cs_policy == CsPolicy::Arc {
-            self.arc_admit_new(c);
-        } else {
-            self.lists[T1].push_back(&mut self.cs, c);
-        }
-        self.counters.cs_inserts += 1;
         Some(c)
     }
 
