@@ -149,23 +149,22 @@ mod avx2 {
         // A forwarder asks for one group at a time: without the loop, nothing of the group's
         // work (the key's broadcast, `out`'s targets) is hoisted out of it to be kept on the
         // stack and read back.
+        // `out` itself there: each lane's index is a constant where it is called.
         if names.len() <= ID_LANES {
-            group::<C, D>(h, 0, names, &mut out);
+            group::<C, D>(h, names, &mut out);
             return;
         }
         for (g, names) in names.chunks(ID_LANES).enumerate() {
-            group::<C, D>(h, g * ID_LANES, names, &mut out);
+            group::<C, D>(h, names, &mut |k, id| out(g * ID_LANES + k, id));
         }
     }
 
-    /// The identities of `names` (at most [`ID_LANES`]), the first being `names[first]` of the
-    /// caller's list; one name the scalar way, two or three with the padding lanes repeating
-    /// the first.
+    /// The identities of `names` (at most [`ID_LANES`]): `out(k, id)` for `names[k]`; one name
+    /// the scalar way, two or three with the padding lanes repeating the first.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn group<const C: usize, const D: usize>(
         h: &NameHasher,
-        first: usize,
         names: &[(NameRef<'_>, usize)],
         out: &mut impl FnMut(usize, NameId),
     ) {
@@ -174,7 +173,7 @@ mod avx2 {
             [a, b, c] => [a, b, c, a],
             [a, b] => [a, b, a, a],
             [(name, components)] => {
-                out(first, h.id_of_value(name.value(), components));
+                out(0, h.id_of_value(name.value(), components));
                 return;
             }
             _ => return,
@@ -184,7 +183,7 @@ mod avx2 {
         let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
         ids::<C, D>(&h.root, values, names.len(), |k, id| {
             if let Some(&(_, components)) = lanes.get(k) {
-                out(first + k, NameId { id, components });
+                out(k, NameId { id, components });
             }
         });
     }
