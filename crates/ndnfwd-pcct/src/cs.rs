@@ -210,15 +210,6 @@ impl Pcct {
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
         })?;
-        self.cs_bytes += u64::from(size);
-        if self.cfg.cs_policy == CsPolicy::Arc {
-            self.arc_admit_new(c);
-        } else {
-            self.lists[T1].push_back(&mut self.cs, c);
-        }
-        self.counters.cs_inserts += 1;
-        // The Data handle last, as in the recycle: its clone is a call through the `Bytes`
-        // vtable, after which nothing else is left to reload.
         let data = Some(Bytes::clone(wire));
         let n = self.cs_data.len();
         match self.cs_data.get_mut(c as usize) {
@@ -231,6 +222,13 @@ impl Pcct {
                 self.cs_data.push(data);
             }
         }
+        self.cs_bytes += u64::from(size);
+        if self.cfg.cs_policy == CsPolicy::Arc {
+            self.arc_admit_new(c);
+        } else {
+            self.lists[T1].push_back(&mut self.cs, c);
+        }
+        self.counters.cs_inserts += 1;
         Some(c)
     }
 
@@ -264,11 +262,16 @@ impl Pcct {
         if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
             return None;
         }
-        // The victim's Data handle, replaced last (below).
-        if v as usize >= self.cs_data.len() {
-            return None;
+        if self
+            .cs_data
+            .get_mut(v as usize)?
+            .replace(Bytes::clone(wire))
+            .is_some()
+        {
+            self.cs_bytes -= u64::from(e.size);
         }
-        let victim_size = core::mem::replace(&mut e.size, size);
+        self.cs_bytes += u64::from(size);
+        e.size = size;
         // Usually `None`: a store of the tag alone. Written as two stores, since
         // `digest.copied()` copies the 32 bytes behind the tag whichever it is.
         match digest {
@@ -296,15 +299,6 @@ impl Pcct {
                 self.prefetch_victims(e1.key, e1.link.next);
             }
         }
-        // The Data handle last: its clone and the victim's drop are calls through the
-        // `Bytes` vtable, after which every value still needed would be reloaded (the victim's
-        // key, the lists, the key table) had they come first.
-        if let Some(slot) = self.cs_data.get_mut(v as usize) {
-            if slot.replace(Bytes::clone(wire)).is_some() {
-                self.cs_bytes -= u64::from(victim_size);
-            }
-        }
-        self.cs_bytes += u64::from(size);
         Some(v)
     }
 
