@@ -146,26 +146,46 @@ mod avx2 {
         names: &[(NameRef<'_>, usize)],
         mut out: impl FnMut(usize, NameId),
     ) {
-        for (g, names) in names.chunks(ID_LANES).enumerate() {
-            let [a, b, c, d] = match *names {
-                [a, b, c, d] => [a, b, c, d],
-                [a, b, c] => [a, b, c, a],
-                [a, b] => [a, b, a, a],
-                [(name, components)] => {
-                    out(g * ID_LANES, h.id_of_value(name.value(), components));
-                    continue;
-                }
-                _ => continue,
-            };
-            let lanes = [a, b, c, d];
-            // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
-            let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
-            ids::<C, D>(&h.root, values, names.len(), |k, id| {
-                if let Some(&(_, components)) = lanes.get(k) {
-                    out(g * ID_LANES + k, NameId { id, components });
-                }
-            });
+        // A forwarder asks for one group at a time: without the loop, nothing of the group's
+        // work (the key's broadcast, `out`'s targets) is hoisted out of it to be kept on the
+        // stack and read back.
+        // `out` itself there: each lane's index is a constant where it is called.
+        if names.len() <= ID_LANES {
+            group::<C, D>(h, names, &mut out);
+            return;
         }
+        for (g, names) in names.chunks(ID_LANES).enumerate() {
+            group::<C, D>(h, names, &mut |k, id| out(g * ID_LANES + k, id));
+        }
+    }
+
+    /// The identities of `names` (at most [`ID_LANES`]): `out(k, id)` for `names[k]`; one name
+    /// the scalar way, two or three with the padding lanes repeating the first.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group<const C: usize, const D: usize>(
+        h: &NameHasher,
+        names: &[(NameRef<'_>, usize)],
+        out: &mut impl FnMut(usize, NameId),
+    ) {
+        let [a, b, c, d] = match *names {
+            [a, b, c, d] => [a, b, c, d],
+            [a, b, c] => [a, b, c, a],
+            [a, b] => [a, b, a, a],
+            [(name, components)] => {
+                out(0, h.id_of_value(name.value(), components));
+                return;
+            }
+            _ => return,
+        };
+        let lanes = [a, b, c, d];
+        // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
+        let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
+        ids::<C, D>(&h.root, values, names.len(), |k, id| {
+            if let Some(&(_, components)) = lanes.get(k) {
+                out(k, NameId { id, components });
+            }
+        });
     }
 
     /// [`Sip::compress`] of the four lanes' words `m`.
@@ -222,12 +242,13 @@ mod avx2 {
             b.len() as i64,
             a.len() as i64,
         );
-        let ends = _mm256_srli_epi64::<3>(lens);
-        // The step count in every lane, to compare with the ends.
-        let mut t = _mm256_set1_epi64x(common as i64);
+        // Where each lane's whole words end: `start + 8 * (len / 8)`, the offset `at` reaches
+        // after its last word. Compared with `at` itself, no step count is kept (an offset is
+        // a difference of two addresses, far from the `i64` bounds: the signed compare holds).
+        let ends = _mm256_add_epi64(start, _mm256_slli_epi64::<3>(_mm256_srli_epi64::<3>(lens)));
         for _ in common..longest {
             // Lanes whose string still has a whole word at this step.
-            let live = _mm256_cmpgt_epi64(ends, t);
+            let live = _mm256_cmpgt_epi64(ends, at);
             // SAFETY: as above for the live lanes (the step is below their word count); the
             // gather does not read for a lane whose mask is clear (it takes the zero source).
             let m = unsafe {
@@ -239,7 +260,6 @@ mod avx2 {
                 *w = _mm256_blendv_epi8(*w, n, live);
             }
             at = _mm256_add_epi64(at, step);
-            t = _mm256_add_epi64(t, _mm256_set1_epi64x(1));
         }
         let m = if common > 0 {
             // Every string has 8 bytes or more: its tail is the top `len % 8` bytes of its last
