@@ -18,7 +18,7 @@ use crate::entry::{Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
-use crate::spec::{FibHint, Hint};
+use crate::spec::{FibHint, Hint, Stage2};
 use crate::store::Segmented;
 
 mod walk;
@@ -452,7 +452,71 @@ impl FibReader {
         if hint.first.is_none() && floor > 0 {
             s.prefetch_depths(hashes, 0, floor);
         }
-        FibHint::made(gen, hashes, hint)
+        // A two-stage candidate at M for a name longer than M: its MD may go on to stage 2.
+        let n = hashes.components();
+        let stage2 = cfg.algorithm == LpmAlgorithm::TwoStage && hint.depth == top && n > top;
+        FibHint::made(gen, hashes, hint, stage2)
+    }
+
+    /// The speculative steps after [`FibReader::prefetch_entries`] for a two-stage lookup that
+    /// goes on with stage 2 (a hit at M, real or virtual, whose MD is deeper than M): called
+    /// once a step, two steps in a row, with the hint of the same name (then, as it is, for
+    /// [`FibReader::lookup_with`]). The first reads the
+    /// depth-M entry `prefetch_entries` prefetched one step before and, when its MD sends the
+    /// lookup to stage 2, prefetches the bucket of stage 2's first probe (depth `min(n, MD)`);
+    /// the second scans that bucket, in cache by then, and prefetches the entries behind its
+    /// fingerprint matches. Each call updates `hint` in place. Stage 2 then usually ends at that first probe with its bucket and
+    /// entry in cache, instead of two dependent misses. Any other hint (another algorithm, no
+    /// candidate at M, a name no longer than M, both steps done) comes back as it is after one
+    /// test. Like `prefetch_entries`, this only reads the table and entries: any hashes and
+    /// any hint are fine, and the lookup's answer never depends on these steps (a FIB change
+    /// since the scan only makes the prefetches useless). A caller may skip these steps while
+    /// [`FibReader::stage2_steps`] is false.
+    #[inline(always)]
+    pub fn prefetch_stage2(&self, hashes: &PrefixHashes, hint: &mut FibHint) {
+        if hint.stage2_pending() {
+            *hint = self.stage2_step(hashes, *hint);
+        }
+    }
+
+    /// Whether the published algorithm is two-stage, the one whose [`FibReader::prefetch_entries`]
+    /// hints may want [`FibReader::prefetch_stage2`] steps (a caller reads it once per burst;
+    /// a change of algorithm since only leaves some steps undone or done for nothing).
+    #[inline]
+    pub fn stage2_steps(&self) -> bool {
+        self.shared.published().algorithm == LpmAlgorithm::TwoStage
+    }
+
+    /// One step of [`FibReader::prefetch_stage2`] for a hint with one pending. Out of line:
+    /// only two-stage's Interests that go on with stage 2 come here, and the test before it
+    /// stays small in the burst loop.
+    #[inline(never)]
+    fn stage2_step(&self, hashes: &PrefixHashes, hint: FibHint) -> FibHint {
+        let s = &*self.shared;
+        match hint.stage2() {
+            Stage2::Done => hint,
+            Stage2::Entry { m, entry } => {
+                let start = s.entries.get(entry).and_then(|e| {
+                    let h2 = hashes.id128(m).map_or(0, |id| (id >> 64) as u64);
+                    let md = match e.probe(h2, true, Some(RecKind::Virtual))? {
+                        Found::Real(md) | Found::Record { value: md, .. } => usize::from(md),
+                    };
+                    let start = hashes.components().min(md);
+                    (start > m).then_some(start)
+                });
+                let start = start.and_then(|d| hashes.get(d).map(|h| (d, h)));
+                if let Some((_, h)) = start {
+                    s.table.prefetch(h);
+                }
+                hint.stage2_next(start.map(|(d, _)| d))
+            }
+            Stage2::Bucket { depth } => {
+                if let Some(h) = hashes.get(depth) {
+                    s.table.candidates(h, |i| s.entries.prefetch(i));
+                }
+                hint.stage2_next(None)
+            }
+        }
     }
 
     /// Table hashes the current algorithm probes first, all at once: every candidate depth for

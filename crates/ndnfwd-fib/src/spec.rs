@@ -59,12 +59,33 @@ pub struct FibHint {
     /// Bits 0..8: the deepest depth worth probing ([`Hint::depth`]), `u8::MAX` for no
     /// knowledge (every plan's top is at most 255, so even a tag that passed by chance would
     /// probe the whole plan); bit [`HAS_FIRST`]: bits 32..64 hold the first fingerprint match
-    /// at that depth.
+    /// at that depth. Bits [`STAGE2_ENTRY`] and [`STAGE2_BUCKET`] (with bits 16..24) are the
+    /// state of the speculative stage-2 steps ([`crate::FibReader::prefetch_stage2`]); the
+    /// lookup does not read them.
     at: u64,
 }
 
 /// Bit of [`FibHint::at`] saying it holds a first candidate.
 const HAS_FIRST: u64 = 1 << 8;
+
+/// Bit of [`FibHint::at`] saying the first candidate is two-stage's at depth M of a name longer
+/// than M, whose MD may send the lookup to stage 2: the next stage-2 step reads its entry.
+const STAGE2_ENTRY: u64 = 1 << 9;
+
+/// Bit of [`FibHint::at`] saying the bucket of stage 2's first probe, at the depth in bits
+/// 16..24, was prefetched: the next stage-2 step scans it.
+const STAGE2_BUCKET: u64 = 1 << 10;
+
+/// What the next stage-2 step of a hint does (see [`crate::FibReader::prefetch_stage2`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage2 {
+    /// Nothing: not two-stage going on with stage 2, or both steps done.
+    Done,
+    /// Read the depth-M entry (the hint's first candidate) at depth M (the hint's depth).
+    Entry { m: usize, entry: u32 },
+    /// Scan the bucket of the depth where stage 2 starts.
+    Bucket { depth: usize },
+}
 
 impl FibHint {
     /// No knowledge: the lookup probes its whole plan.
@@ -75,16 +96,60 @@ impl FibHint {
 
     /// The hint of a scan of the name of `hashes` that found `hint`, under generation `gen`
     /// (read by [`FibHint::begin`]); `NONE` for a scan under no generation.
+    /// With `stage2`, a first candidate is two-stage's at depth M of a name longer than M
+    /// (the stage-2 steps start from it).
     #[inline(always)]
-    pub(crate) fn made(gen: Option<u64>, hashes: &PrefixHashes, hint: Hint) -> Self {
+    pub(crate) fn made(gen: Option<u64>, hashes: &PrefixHashes, hint: Hint, stage2: bool) -> Self {
         let Some(gen) = gen else { return Self::NONE };
         // A scanned depth is at most a plan's top, itself at most `u8::MAX`.
         let depth = hint.depth.min(usize::from(u8::MAX)) as u64;
-        let first = hint.first.map_or(0, |i| u64::from(i) << 32 | HAS_FIRST);
+        let flags = if stage2 {
+            HAS_FIRST | STAGE2_ENTRY
+        } else {
+            HAS_FIRST
+        };
+        let first = hint.first.map_or(0, |i| u64::from(i) << 32 | flags);
         Self {
             tag: hashes.full() ^ gen,
             at: first | depth,
         }
+    }
+
+    /// Whether a stage-2 step is pending ([`FibHint::stage2`] is not `Done`).
+    #[inline(always)]
+    pub(crate) fn stage2_pending(self) -> bool {
+        self.at & (STAGE2_ENTRY | STAGE2_BUCKET) != 0
+    }
+
+    /// The next stage-2 step of this hint.
+    #[inline(always)]
+    pub(crate) fn stage2(self) -> Stage2 {
+        let at = self.at;
+        if !self.stage2_pending() {
+            Stage2::Done
+        } else if at & STAGE2_ENTRY != 0 {
+            Stage2::Entry {
+                m: (at & 0xff) as usize,
+                entry: (at >> 32) as u32,
+            }
+        } else {
+            Stage2::Bucket {
+                depth: (at >> 16 & 0xff) as usize,
+            }
+        }
+    }
+
+    /// This hint after its stage-2 entry step found that stage 2 starts at `depth` (at most a
+    /// name's length, itself below 256 where the hint has a first candidate at M) and
+    /// prefetched that bucket, or, with `None`, that there is nothing more to prefetch.
+    #[inline(always)]
+    pub(crate) fn stage2_next(self, depth: Option<usize>) -> Self {
+        let at = self.at & !(STAGE2_ENTRY | STAGE2_BUCKET | 0xff << 16);
+        let at = match depth {
+            Some(d) => at | STAGE2_BUCKET | ((d & 0xff) as u64) << 16,
+            None => at,
+        };
+        Self { at, ..self }
     }
 
     /// The write generation to tag a scan with, read before the scan; `None` while the
@@ -167,6 +232,85 @@ mod tests {
                 .unwrap();
             assert_eq!(hint(&r, fh, &abcd), (usize::MAX, None), "{algorithm:?}");
             assert_eq!(r.lookup_with(&abcd, fh).map(|m| m.entry()), Some(ab));
+        }
+    }
+
+    /// The two-stage steps after the scan (`prefetch_stage2`): which hints have them, the
+    /// depth stage 2 starts at (`min(n, MD)`, MD beyond the name included), and the lookup
+    /// with the stepped hint answering as the walk does, with the FIB changed between the
+    /// scan, the steps and the lookup too.
+    #[test]
+    fn stage2_steps_follow_the_restart_at_m() {
+        let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
+        let prefixes = ["/a/b", "/a/b/c/d", "/x/y/z", "/p/q"];
+        // (name, stage 2's first probe after the entry step: None for no stage 2)
+        let cases = [
+            ("/a/b/c/d/e", Some(4)),
+            ("/a/b/c", Some(3)),
+            ("/x/y/z/w", Some(3)),
+            ("/x/y/q", Some(3)),
+            ("/p/q/r", None),
+        ];
+        let steps = |r: &FibReader, h: &PrefixHashes| {
+            let mut fh = r.prefetch_entries(h);
+            let first = fh.stage2();
+            r.prefetch_stage2(h, &mut fh);
+            let second = fh.stage2();
+            r.prefetch_stage2(h, &mut fh);
+            assert_eq!(fh.stage2(), Stage2::Done);
+            (first, second, fh)
+        };
+        let walk =
+            |r: &FibReader, h: &PrefixHashes| r.lookup_traced(h).0.map(|m| (m.depth(), m.entry()));
+        let with = |r: &FibReader, h: &PrefixHashes, fh| {
+            r.lookup_with(h, fh).map(|m| (m.depth(), m.entry()))
+        };
+        let mut w = fib(&hasher, LpmAlgorithm::TwoStage, &prefixes);
+        let r = w.handle().reader();
+        assert!(r.stage2_steps());
+        for (uri, start) in cases {
+            let h = hashes_of(&hasher, uri);
+            let (first, second, fh) = steps(&r, &h);
+            assert!(
+                matches!(first, Stage2::Entry { m: 2, .. }),
+                "{uri}: {first:?}"
+            );
+            let want = start.map_or(Stage2::Done, |depth| Stage2::Bucket { depth });
+            assert_eq!(second, want, "{uri}");
+            assert_eq!(with(&r, &h, fh), walk(&r, &h), "{uri}");
+        }
+        // No step: a name no longer than M, one shorter, one with no candidate at M.
+        for uri in ["/a/b", "/a", "/q/r/s"] {
+            let h = hashes_of(&hasher, uri);
+            assert_eq!(steps(&r, &h).0, Stage2::Done, "{uri}");
+        }
+        // The FIB changes after the entry step (a longer prefix under /a/b) and after the scan
+        // (the real prefix stage 2 starts at goes): the stepped hints are ignored.
+        let abcde = hashes_of(&hasher, "/a/b/c/d/e");
+        let mut fh = r.prefetch_entries(&abcde);
+        r.prefetch_stage2(&abcde, &mut fh);
+        w.set(
+            Name::from_uri("/a/b/c/d/e").unwrap().as_ref(),
+            &[NextHop { face: 9, cost: 0 }],
+            0,
+        )
+        .unwrap();
+        r.prefetch_stage2(&abcde, &mut fh);
+        assert_eq!(with(&r, &abcde, fh).map(|(d, _)| d), Some(5));
+        let xyzw = hashes_of(&hasher, "/x/y/z/w");
+        let mut fh = r.prefetch_entries(&xyzw);
+        w.remove(Name::from_uri("/x/y/z").unwrap().as_ref())
+            .unwrap();
+        r.prefetch_stage2(&xyzw, &mut fh);
+        r.prefetch_stage2(&xyzw, &mut fh);
+        assert_eq!(with(&r, &xyzw, fh), None);
+        assert_eq!(walk(&r, &xyzw), None);
+        // Longest-first's hints never have a step.
+        let w = fib(&hasher, LpmAlgorithm::LongestFirst, &prefixes);
+        let r = w.handle().reader();
+        assert!(!r.stage2_steps());
+        for (uri, _) in cases {
+            assert_eq!(steps(&r, &hashes_of(&hasher, uri)).0, Stage2::Done, "{uri}");
         }
     }
 

@@ -13,17 +13,23 @@
 //! | `none`        | prepare(i) without prefetch; process(i)                                 |
 //! | `bucket`      | prepare(i) with all-at-once bucket prefetch; process(i) (seed 000)      |
 //! | `prehash`     | prepare(i+1); process(i): hashing i+1 hides i's bucket fetches          |
-//! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i) |
+//! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i); under two-stage: prepare(i+4), the entries of i+3, the stage-2 steps of i+2 and i+1, process(i) |
 //!
 //! The speculative step is seed 002's SHTL: the entries behind every fingerprint match of the
 //! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over the
 //! probe plan's depths, for the top-down LPMs only up to the first bucket with a match, and
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
-//! the packet before. Because of that step, this mode's *prepare* prefetches only the head of a
+//! the packets before. Because of that step, this mode's *prepare* prefetches only the head of a
 //! top-down plan (`FibReader::prefetch_head`, its first four depths): the speculative step
-//! finalizes and prefetches the rest when the head's buckets hold no candidate. Correctness
-//! never depends on the mode: prefetches are hints, and table lookups and updates run in packet
-//! order.
+//! finalizes and prefetches the rest when the head's buckets hold no candidate. Under two-stage
+//! (the lookup chosen for the burst: `FibReader::stage2_steps`) *prepare* runs four packets
+//! ahead and two more steps follow an Interest whose scan found a candidate at M (`FibReader::
+//! prefetch_stage2`): one step later its entry, prefetched by the speculative step, is read,
+//! and when its MD sends the lookup on to stage 2 the bucket of stage 2's first probe is
+//! prefetched; one step after that, that bucket is scanned and the entries behind its
+//! fingerprint matches prefetched. Stage 2's first probe then finds its bucket and entry in
+//! cache instead of two dependent misses. Correctness never depends on the mode: prefetches
+//! are hints, and table lookups and updates run in packet order.
 //!
 //! *Prepare*'s first half, the decode, runs by groups of four packets in every mode but `none`:
 //! when packet `i + lookahead` is not decoded yet, it is decoded with the three after it, and
@@ -66,10 +72,20 @@ use ndn_packet::link::RxPacket;
 const GROUP: usize = ID_LANES;
 
 /// Packets in flight in the prepare/process pipeline: the one processed, and up to a whole
-/// group decoded from lookahead 2 on (a power of two: the slot of packet `i` is `i % RING`).
+/// group decoded from the largest lookahead on (a power of two: the slot of packet `i` is
+/// `i % RING`).
 const RING: usize = 8;
 
-const _: () = assert!(RING >= 1 + 2 + GROUP - 1 && RING.is_power_of_two());
+/// The burst loop's mode index (beside [`PrefetchMode::index`]) of the speculative mode under
+/// two-stage, which runs two more steps, two-stage's stage 2 (`FibReader::prefetch_stage2`),
+/// between the speculative step and *process*.
+const SPECULATIVE_STAGE2: u8 = 4;
+
+/// How many packets ahead of *process* the *prepare* stage runs under [`SPECULATIVE_STAGE2`]:
+/// the speculative mode's two and the two stage-2 steps.
+const STAGE2_LOOKAHEAD: usize = 4;
+
+const _: () = assert!(RING >= 1 + STAGE2_LOOKAHEAD + GROUP - 1 && RING.is_power_of_two());
 
 /// The default strategy, NFD's.
 pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
@@ -211,12 +227,10 @@ pub(crate) struct Core {
     pub(crate) outs: Vec<OutRecordInfo>,
     pub(crate) nexthops: Hops,
     pub(crate) fh_hashes: PrefixHashes,
-    /// What the speculative step's FIB scan found for the Interest being processed
+    /// What the speculative steps' FIB scans found for the Interest being processed
     /// ([`FibHint::NONE`] in the other modes; a stale value under a packet of another kind),
     /// for its lookup.
     pub(crate) fib_hint: FibHint,
-    /// What it found for the packet after it (`speculate` writes it one step ahead).
-    pub(crate) fib_next: FibHint,
     pub(crate) expired: Vec<Expired>,
     /// Scratch for `Pcct::purge_face` (entries left without a pending upstream; they expire).
     orphans: Vec<PitHandle>,
@@ -272,7 +286,6 @@ impl Engine {
             nexthops: Hops::EMPTY,
             fh_hashes: PrefixHashes::with_capacity(16),
             fib_hint: FibHint::NONE,
-            fib_next: FibHint::NONE,
             expired: Vec::with_capacity(256),
             orphans: Vec::new(),
             actions: Actions::new(),
@@ -472,19 +485,28 @@ impl Engine {
         const BUCKET: u8 = PrefetchMode::Bucket.index();
         const PREHASH: u8 = PrefetchMode::Prehash.index();
         const SPECULATIVE: u8 = PrefetchMode::Speculative.index();
+        // The speculative mode under two-stage also runs the stage-2 steps, further ahead.
+        const STAGE2: u8 = SPECULATIVE_STAGE2;
+        let stage2 = self.prefetch == PrefetchMode::Speculative && self.core.fib.stage2_steps();
         match (self.accounting, self.prefetch) {
             (true, PrefetchMode::None) => self.run::<true, NONE>(now, burst, out),
             (true, PrefetchMode::Bucket) => self.run::<true, BUCKET>(now, burst, out),
             (true, PrefetchMode::Prehash) => self.run::<true, PREHASH>(now, burst, out),
+            (true, PrefetchMode::Speculative) if stage2 => {
+                self.run::<true, STAGE2>(now, burst, out)
+            }
             (true, PrefetchMode::Speculative) => self.run::<true, SPECULATIVE>(now, burst, out),
             (false, PrefetchMode::None) => self.run::<false, NONE>(now, burst, out),
             (false, PrefetchMode::Bucket) => self.run::<false, BUCKET>(now, burst, out),
             (false, PrefetchMode::Prehash) => self.run::<false, PREHASH>(now, burst, out),
+            (false, PrefetchMode::Speculative) if stage2 => {
+                self.run::<false, STAGE2>(now, burst, out)
+            }
             (false, PrefetchMode::Speculative) => self.run::<false, SPECULATIVE>(now, burst, out),
         }
     }
 
-    /// The burst loop of mode `MODE` (a [`PrefetchMode::index`]).
+    /// The burst loop of mode `MODE` (a [`PrefetchMode::index`], or [`SPECULATIVE_STAGE2`]).
     fn run<const ACCT: bool, const MODE: u8>(
         &mut self,
         now: u64,
@@ -496,38 +518,83 @@ impl Engine {
         self.core.expire(now);
         laps.lap(&mut self.core.cycles, Stage::Pcct);
         let mode = PrefetchMode::from_index(MODE);
-        let ahead = mode.lookahead();
+        let stage2 = MODE == SPECULATIVE_STAGE2;
+        let ahead = if stage2 {
+            STAGE2_LOOKAHEAD
+        } else {
+            mode.lookahead()
+        };
         // Each packet is decoded straight into its ring slot and the stages read it there by
         // reference: the views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
+        // The FIB hints of the packets between their speculative step and their lookup, by
+        // ring slot (a slot's hint is stale under a packet of another kind: only an
+        // Interest's pipeline reads it).
+        let mut hints = [FibHint::NONE; RING];
         let mut decoded = 0;
         if mode != PrefetchMode::None {
             burst.iter().take(GROUP).for_each(prefetch_wire);
         }
-        for j in 0..ahead {
-            self.prepare(burst, j, &mut decoded, &mut views, mode, &mut laps);
+        for t in 0..ahead {
+            self.prepare(burst, t, &mut decoded, &mut views, mode, &mut laps);
+            // The speculative mode's first packet goes without (one packet in a burst); under
+            // two-stage the burst's first three would, so their steps start here.
+            if stage2 && t > 0 {
+                self.speculate(burst, t - 1, &views, &mut hints, stage2, &mut laps);
+            }
         }
-        // The burst's first packet has no FIB hint (no speculative step ran for it).
-        self.core.fib_hint = FibHint::NONE;
-        self.core.fib_next = FibHint::NONE;
         for (i, rx) in burst.iter().enumerate() {
             self.prepare(burst, i + ahead, &mut decoded, &mut views, mode, &mut laps);
             if mode == PrefetchMode::Speculative {
-                // Packet `i`'s hint, made one step ago; then packet `i + 1`'s.
-                self.core.fib_hint = self.core.fib_next;
-                if let Some(next) = burst.get(i + 1) {
-                    let k = (i + 1) % RING;
-                    if let (Some(view), Some(hashes)) = (views.get(k), self.ring.get(k)) {
-                        self.core.speculate(next, view, hashes, &mut laps);
-                    }
-                }
+                self.speculate(burst, i + ahead - 1, &views, &mut hints, stage2, &mut laps);
             }
             let k = i % RING;
-            if let (Some(view), Some(hashes)) = (views.get(k), self.ring.get(k)) {
+            if let (Some(view), Some(hashes), Some(hint)) =
+                (views.get(k), self.ring.get(k), hints.get(k))
+            {
+                self.core.fib_hint = *hint;
                 self.core.dispatch(now, rx, view, hashes, out, &mut laps);
             }
         }
         self.core.fib.quiescent();
+    }
+
+    /// The speculative mode's steps between *prepare* and *process*: the speculative lookup
+    /// of packet `j` (its buckets were prefetched one step ago), then the two stage-2 steps
+    /// (`FibReader::prefetch_stage2`) of packets `j - 1` and `j - 2`. A slot's hint is only
+    /// written by an Interest's speculative step and is complete (the stage-2 steps leave it
+    /// as it is) once both of those have run, so the stage-2 steps need no test of the packet
+    /// behind their slot (for a slot before the burst's start, its initial `NONE`). Those run
+    /// with `stage2` only.
+    #[inline(always)]
+    fn speculate<'b, const ACCT: bool>(
+        &mut self,
+        burst: &'b [RxPacket],
+        j: usize,
+        views: &[Parsed<'b>; RING],
+        hints: &mut [FibHint; RING],
+        stage2: bool,
+        laps: &mut Laps<ACCT>,
+    ) {
+        let k = j % RING;
+        if let (Some(rx), Some(view), Some(hashes), Some(hint)) = (
+            burst.get(j),
+            views.get(k),
+            self.ring.get(k),
+            hints.get_mut(k),
+        ) {
+            self.core.speculate(rx, view, hashes, hint, laps);
+        }
+        if !stage2 {
+            return;
+        }
+        for back in 1..=2 {
+            let k = j.wrapping_sub(back) % RING;
+            if let (Some(hashes), Some(hint)) = (self.ring.get(k), hints.get_mut(k)) {
+                self.core.fib.prefetch_stage2(hashes, hint);
+            }
+        }
+        laps.lap(&mut self.core.cycles, Stage::Fib);
     }
 
     /// Prepares packet `j` of the burst (nothing past its end): decodes it with the rest of its
@@ -636,6 +703,9 @@ mod tests {
             assert_eq!(PrefetchMode::from_index(m.index()), m);
         }
         assert_eq!(PrefetchMode::Speculative.lookahead(), 2);
-        assert!(RING >= PrefetchMode::Speculative.lookahead() + GROUP);
+        assert_eq!(
+            PrefetchMode::from_index(SPECULATIVE_STAGE2),
+            PrefetchMode::Speculative
+        );
     }
 }

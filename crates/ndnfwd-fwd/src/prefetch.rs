@@ -4,6 +4,7 @@
 use core::str::FromStr;
 
 use ndn_packet::PrefixHashes;
+use ndnfwd_fib::FibHint;
 use ndnfwd_pcct::RxToken;
 use ndnfwd_table::prefetch_read;
 
@@ -21,7 +22,8 @@ pub enum PrefetchMode {
     Bucket,
     /// Hash and prefetch the next packet before processing this one (seed 002 "Pre-Hash").
     Prehash,
-    /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL").
+    /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL");
+    /// under two-stage four and three ahead, then stage 2's bucket and entries two and one ahead.
     #[default]
     Speculative,
 }
@@ -65,7 +67,8 @@ impl PrefetchMode {
         }
     }
 
-    /// How many packets ahead of *process* the *prepare* stage runs.
+    /// How many packets ahead of *process* the *prepare* stage runs (under two-stage the
+    /// speculative mode runs further: see the `engine` module docs).
     pub(crate) const fn lookahead(self) -> usize {
         match self {
             PrefetchMode::None | PrefetchMode::Bucket => 0,
@@ -139,15 +142,18 @@ impl Core {
     /// Speculative hash-table lookup (seed 002 SHTL) for a packet whose buckets were
     /// prefetched one step ago: prefetch the entries behind every fingerprint match, in its
     /// PCCT bucket and in every FIB bucket of the probe plan. Where the FIB scan of an Interest
-    /// stopped goes to `fib_next`, for this packet's lookup (other packets leave it as it is:
-    /// only an Interest's pipeline reads it, and every Interest but a burst's first, which
-    /// has none, comes here one step before). A Data carrying our token had its PCCT key
-    /// prefetched with the bucket step; now the PIT and CS parts that key names.
+    /// stopped goes to `fib_hint`, for this packet's stage-2 steps and lookup (other packets
+    /// leave it as it is: only an Interest's steps and pipeline read it). A Data carrying our
+    /// token had its PCCT key prefetched with the bucket step; now the PIT and CS parts that
+    /// key names. Inlined into the burst loop's two calls (a call costs a prologue and
+    /// epilogue per packet).
+    #[inline(always)]
     pub(crate) fn speculate<const A: bool>(
         &mut self,
         rx: &RxPacket,
         parsed: &Parsed<'_>,
         hashes: &PrefixHashes,
+        fib_hint: &mut FibHint,
         laps: &mut Laps<A>,
     ) {
         match parsed {
@@ -155,7 +161,7 @@ impl Core {
                 self.pcct
                     .prefetch_interest_entries(&interest_info(i, hashes, *fh, 0, rx));
                 laps.lap(&mut self.cycles, Stage::Pcct);
-                self.fib_next = self.fib.prefetch_entries(hashes);
+                *fib_hint = self.fib.prefetch_entries(hashes);
                 laps.lap(&mut self.cycles, Stage::Fib);
             }
             Parsed::Data(..) => {

@@ -5,7 +5,7 @@ use bytes::Bytes;
 use ndn_packet::link::{LpToken, PacketKind, RxLp, RxPacket, TxPacket};
 use ndn_packet::lp::NackReason;
 use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher, SipVariant};
-use ndnfwd_fib::{FibConfig, FibWriter, NextHop};
+use ndnfwd_fib::{FibConfig, FibWriter, LpmAlgorithm, LpmConfig, NextHop};
 use ndnfwd_fwd::face::FaceInfo;
 use ndnfwd_fwd::{Engine, EngineConfig, PrefetchMode, TxBurst};
 use ndnfwd_pcct::PcctConfig;
@@ -106,9 +106,13 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
     bursts
 }
 
-fn engine(mode: PrefetchMode) -> (Engine, FibWriter) {
+fn engine(mode: PrefetchMode, lpm: LpmConfig) -> (Engine, FibWriter) {
     let hasher = NameHasher::new([5; 16], SipVariant::Sip13);
-    let mut fib = FibWriter::new(FibConfig::default(), hasher.clone()).unwrap();
+    let fib_cfg = FibConfig {
+        lpm,
+        ..FibConfig::default()
+    };
+    let mut fib = FibWriter::new(fib_cfg, hasher.clone()).unwrap();
     let hop = |face, cost| NextHop { face, cost };
     fib.set(
         Name::from_uri("/p0").unwrap().as_ref(),
@@ -121,6 +125,14 @@ fn engine(mode: PrefetchMode) -> (Engine, FibWriter) {
     fib.set(
         Name::from_uri("/p1/x7").unwrap().as_ref(),
         &[hop(4, 1), hop(5, 3)],
+        0,
+    )
+    .unwrap();
+    // Deeper than every Interest: under two-stage with M = 1, /p2 is a virtual entry whose
+    // MD (3) is beyond the name.
+    fib.set(
+        Name::from_uri("/p2/x3/y").unwrap().as_ref(),
+        &[hop(4, 1)],
         0,
     )
     .unwrap();
@@ -154,6 +166,7 @@ fn engine(mode: PrefetchMode) -> (Engine, FibWriter) {
 
 fn run(
     mode: PrefetchMode,
+    lpm: LpmConfig,
     seed: u64,
 ) -> (
     Vec<Vec<TxPacket>>,
@@ -161,7 +174,7 @@ fn run(
     usize,
     usize,
 ) {
-    let (mut e, _fib) = engine(mode);
+    let (mut e, _fib) = engine(mode, lpm);
     let mut outs = Vec::new();
     for (now, burst) in trace(seed) {
         let mut out = TxBurst::new();
@@ -172,25 +185,31 @@ fn run(
     (outs, c, e.pcct().len_pit(), e.pcct().len_cs())
 }
 
+/// Each algorithm's lookups under every mode: the default, and two-stage with M = 1, whose
+/// Interests under /p1 (a real entry at M with MD 2) and /p2 (a virtual one, MD 3) go on with
+/// stage 2, through the speculative mode's stage-2 steps.
 #[test]
 fn every_mode_forwards_identically() {
     let mut total = ndnfwd_fwd::counters::Counters::default();
-    for seed in 1..=12 {
-        let reference = run(PrefetchMode::None, seed);
-        total.add(&reference.1);
-        for mode in [
-            PrefetchMode::Bucket,
-            PrefetchMode::Prehash,
-            PrefetchMode::Speculative,
-        ] {
-            let got = run(mode, seed);
-            assert_eq!(got.1, reference.1, "seed {seed} {mode:?}: counters");
-            assert_eq!(
-                (got.2, got.3),
-                (reference.2, reference.3),
-                "seed {seed} {mode:?}: tables"
-            );
-            assert_eq!(got.0, reference.0, "seed {seed} {mode:?}: packets out");
+    let two_stage = LpmConfig {
+        algorithm: LpmAlgorithm::TwoStage,
+        m: 1,
+    };
+    for lpm in [LpmConfig::default(), two_stage] {
+        for seed in 1..=12 {
+            let reference = run(PrefetchMode::None, lpm, seed);
+            total.add(&reference.1);
+            for mode in [
+                PrefetchMode::Bucket,
+                PrefetchMode::Prehash,
+                PrefetchMode::Speculative,
+            ] {
+                let got = run(mode, lpm, seed);
+                let at = format!("{:?} seed {seed} {mode:?}", lpm.algorithm);
+                assert_eq!(got.1, reference.1, "{at}: counters");
+                assert_eq!((got.2, got.3), (reference.2, reference.3), "{at}: tables");
+                assert_eq!(got.0, reference.0, "{at}: packets out");
+            }
         }
     }
     // The traces went through every branch that matters here.
