@@ -12,7 +12,7 @@
 use ndn_packet::{NameHasher, NameRef, PrefixHashes};
 use serde::Serialize;
 
-use crate::entry::{Found, RecKind};
+use crate::entry::{h2_of, Found, RecKind};
 use crate::lpm::{
     choose_m, marker_levels, tree_height, LpmAlgorithm, LpmConfig, MHeuristic, MAX_DEPTH,
 };
@@ -252,7 +252,7 @@ impl Loader {
     }
 
     fn h2(&self, l: usize) -> u64 {
-        self.hashes.id128(l).map_or(0, |id| (id >> 64) as u64)
+        h2_of(&self.hashes, l)
     }
 
     /// Prefetches the buckets `insert` will probe first for a name of depth `p`.

@@ -36,6 +36,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use ndn_packet::PrefixHashes;
+
 /// Record tag width: bits of the record prefix's `h2` stored per record.
 pub const REC_TAG_BITS: u32 = 34;
 const REC_TAG_MASK: u64 = (1 << REC_TAG_BITS) - 1;
@@ -87,6 +89,13 @@ pub enum Found {
         /// Record position in the entry.
         pos: u8,
     },
+}
+
+/// The identity word of the prefix of `level` components that its entry holds and a probe
+/// compares (the high half of its 128-bit identity; 0 past the name).
+#[inline(always)]
+pub(crate) fn h2_of(hashes: &PrefixHashes, level: usize) -> u64 {
+    hashes.id128(level).map_or(0, |id| (id >> 64) as u64)
 }
 
 /// Tag bits of `h2` kept in a record.

@@ -14,7 +14,7 @@ use ndn_packet::PrefixHashes;
 use ndnfwd_table::BucketTable;
 use serde::Serialize;
 
-use crate::entry::{Entry, Found, RecKind};
+use crate::entry::{h2_of, Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
@@ -318,7 +318,7 @@ impl FibReader {
             return None;
         }
         let e = s.entries.get(entry)?;
-        let h2 = hashes.id128(depth).map_or(0, |id| (id >> 64) as u64);
+        let h2 = h2_of(hashes, depth);
         if restart == usize::MAX {
             // The walk ends at a real hit; a record here is a miss it goes on below from,
             // which the full lookup does.
@@ -465,8 +465,8 @@ impl FibReader {
     /// depth-M entry `prefetch_entries` prefetched one step before and, when its MD sends the
     /// lookup to stage 2, prefetches the bucket of stage 2's first probe (depth `min(n, MD)`);
     /// the second scans that bucket, in cache by then, and prefetches the entries behind its
-    /// fingerprint matches. Each call updates `hint` in place. Stage 2 then usually ends at that first probe with its bucket and
-    /// entry in cache, instead of two dependent misses. Any other hint (another algorithm, no
+    /// fingerprint matches. Each call updates `hint` in place. Stage 2 then usually ends at
+    /// that first probe with its bucket and entry in cache, instead of two dependent misses. Any other hint (another algorithm, no
     /// candidate at M, a name no longer than M, both steps done) comes back as it is after one
     /// test. Like `prefetch_entries`, this only reads the table and entries: any hashes and
     /// any hint are fine, and the lookup's answer never depends on these steps (a FIB change
@@ -497,8 +497,7 @@ impl FibReader {
             Stage2::Done => hint,
             Stage2::Entry { m, entry } => {
                 let start = s.entries.get(entry).and_then(|e| {
-                    let h2 = hashes.id128(m).map_or(0, |id| (id >> 64) as u64);
-                    let md = match e.probe(h2, true, Some(RecKind::Virtual))? {
+                    let md = match e.probe(h2_of(hashes, m), true, Some(RecKind::Virtual))? {
                         Found::Real(md) | Found::Record { value: md, .. } => usize::from(md),
                     };
                     let start = hashes.components().min(md);

@@ -27,7 +27,7 @@ use std::ops::Bound;
 
 use ndn_packet::{NameHasher, NameRef, PrefixHashes};
 
-use crate::entry::RecKind;
+use crate::entry::{h2_of, RecKind};
 use crate::lpm::{
     choose_m, marker_levels, tree_height, LpmAlgorithm, LpmConfig, MHeuristic, Published, MAX_DEPTH,
 };
@@ -146,10 +146,6 @@ fn prefix_bytes(name: &[u8], depth: usize) -> &[u8] {
     NameRef::new_checked(name)
         .map(|n| n.prefix(depth).value())
         .unwrap_or_default()
-}
-
-fn h2_of(hashes: &PrefixHashes, level: usize) -> u64 {
-    hashes.id128(level).map_or(0, |id| (id >> 64) as u64)
 }
 
 fn h1_of(hashes: &PrefixHashes, level: usize) -> u64 {

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use ndn_packet::NameRef;
 
-use super::{check_m, h1_of, h2_of, prefix_bytes, FibWriter, Node};
+use super::{check_m, h1_of, prefix_bytes, FibWriter, Node};
+use crate::entry::h2_of;
 use crate::entry::RecKind;
 use crate::lpm::{marker_levels, tree_height, LpmAlgorithm, LpmConfig, Published};
 use crate::FibError;

@@ -203,7 +203,7 @@ impl Shared {
         want_rec: Option<RecKind>,
     ) -> Option<Found> {
         let e = self.entries.get(idx)?;
-        let h2 = *h2.get_or_insert_with(|| hashes.id128(level).map_or(0, |id| (id >> 64) as u64));
+        let h2 = *h2.get_or_insert_with(|| h2_of(hashes, level));
         e.probe(h2, want_real, want_rec)
     }
 
