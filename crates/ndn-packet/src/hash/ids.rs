@@ -148,8 +148,8 @@ mod avx2 {
     ) {
         // A forwarder asks for one group at a time: without the loop, nothing of the group's
         // work (the key's broadcast, `out`'s targets) is hoisted out of it to be kept on the
-        // stack and read back.
-        // `out` itself there: each lane's index is a constant where it is called.
+        // stack and read back, and `out` is passed as it is, so each lane's index is a
+        // constant where it is called.
         if names.len() <= ID_LANES {
             group::<C, D>(h, names, &mut out);
             return;
