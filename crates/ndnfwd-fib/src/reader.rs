@@ -18,7 +18,7 @@ use crate::entry::{h2_of, Entry, Found, RecKind};
 use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
-use crate::spec::{FibHint, Hint, Stage2};
+use crate::spec::{FibHint, Hint, Step};
 use crate::store::Segmented;
 
 mod walk;
@@ -406,14 +406,15 @@ impl FibReader {
     /// those lookups end at their first hit, so shorter prefixes' buckets are only read after a
     /// fingerprint false positive. For those two it scans the plan's first `PLAN_HEAD` depths
     /// only (the buckets [`FibReader::prefetch_head`] fetched); when none of them holds a
-    /// candidate it finalizes the rest of the plan and prefetches those buckets, for the lookup
-    /// one step later, without reading them. Call it one step after [`FibReader::prefetch`] or
-    /// [`FibReader::prefetch_head`] with the same hashes, once those buckets are in cache; it
-    /// reads only the buckets and never changes a lookup's result, and any hashes (empty, other
-    /// keys, any length) are fine. For the top-down algorithms it returns where the scan
-    /// stopped, for [`FibReader::lookup_with`] of the same name to skip the probes it knows
-    /// miss (valid only while the FIB is unchanged); [`FibHint::NONE`] for binary search.
-    /// Nexthop sets are not prefetched: their index lives in the entry being fetched.
+    /// candidate it finalizes the rest of the plan and prefetches those buckets, for the
+    /// lookup or a [`FibReader::prefetch_steps`] step one step later, without reading them.
+    /// Call it one step after [`FibReader::prefetch`] or [`FibReader::prefetch_head`] with the
+    /// same hashes, once those buckets are in cache; it reads only the buckets and never
+    /// changes a lookup's result, and any hashes (empty, other keys, any length) are fine. For
+    /// the top-down algorithms it returns where the scan stopped, for
+    /// [`FibReader::lookup_with`] of the same name to skip the probes it knows miss (valid
+    /// only while the FIB is unchanged); [`FibHint::NONE`] for binary search. Nexthop sets are
+    /// not prefetched: their index lives in the entry being fetched.
     #[inline(always)]
     pub fn prefetch_entries(&self, hashes: &PrefixHashes) -> FibHint {
         let s = &*self.shared;
@@ -425,30 +426,7 @@ impl FibReader {
         }
         let top = cfg.top_down_depth().min(hashes.components());
         let floor = top.saturating_sub(PLAN_HEAD);
-        // No candidate in the head: the lookup starts below it.
-        let mut hint = Hint {
-            depth: floor,
-            first: None,
-        };
-        // A plain loop, as in `for_each_planned`.
-        let mut l = top;
-        while l > floor {
-            if let Some(h) = hashes.get(l) {
-                s.table.candidates(h, |i| {
-                    s.entries.prefetch(i);
-                    if hint.first.is_none() {
-                        hint = Hint {
-                            depth: l,
-                            first: Some(i),
-                        };
-                    }
-                });
-                if hint.first.is_some() {
-                    break;
-                }
-            }
-            l -= 1;
-        }
+        let hint = s.scan_down(hashes, top, floor);
         if hint.first.is_none() && floor > 0 {
             s.prefetch_depths(hashes, 0, floor);
         }
@@ -458,44 +436,61 @@ impl FibReader {
         FibHint::made(gen, hashes, hint, stage2)
     }
 
-    /// The speculative steps after [`FibReader::prefetch_entries`] for a two-stage lookup that
-    /// goes on with stage 2 (a hit at M, real or virtual, whose MD is deeper than M): called
-    /// once a step, two steps in a row, with the hint of the same name (then, as it is, for
-    /// [`FibReader::lookup_with`]). The first reads the
-    /// depth-M entry `prefetch_entries` prefetched one step before and, when its MD sends the
-    /// lookup to stage 2, prefetches the bucket of stage 2's first probe (depth `min(n, MD)`);
-    /// the second scans that bucket, in cache by then, and prefetches the entries behind its
-    /// fingerprint matches. Each call updates `hint` in place. Stage 2 then usually ends at
-    /// that first probe with its bucket and entry in cache, instead of two dependent misses. Any other hint (another algorithm, no
-    /// candidate at M, a name no longer than M, both steps done) comes back as it is after one
-    /// test. Like `prefetch_entries`, this only reads the table and entries: any hashes and
-    /// any hint are fine, and the lookup's answer never depends on these steps (a FIB change
-    /// since the scan only makes the prefetches useless). A caller may skip these steps while
-    /// [`FibReader::stage2_steps`] is false.
+    /// The speculative steps after [`FibReader::prefetch_entries`] of a top-down lookup whose
+    /// scan left memory the lookup would miss on: called once a step,
+    /// [`FibReader::speculative_steps`] steps in a row, with the hint of the same name (then, as it is, for [`FibReader::lookup_with`]). Each
+    /// call updates `hint` in place.
+    ///
+    /// - No candidate in the plan's head (longest-first, or two-stage with M above
+    ///   `PLAN_HEAD`): one step scans the rest of the plan's buckets, prefetched by
+    ///   `prefetch_entries`, from the top down to the first one holding a fingerprint match,
+    ///   prefetches the entries behind its matches and moves the hint there (or to depth 0 when
+    ///   none has one), so that the lookup starts at that candidate, its entry in cache, as
+    ///   after a candidate in the head.
+    /// - Two-stage's hit at M (real or virtual) whose MD is deeper than M: the first step reads
+    ///   the depth-M entry `prefetch_entries` prefetched and, when its MD sends the lookup to
+    ///   stage 2, prefetches the bucket of stage 2's first probe (depth `min(n, MD)`); the
+    ///   second scans that bucket and prefetches the entries behind its fingerprint matches.
+    ///   Stage 2 then usually ends at that first probe with its bucket and entry in cache,
+    ///   instead of two dependent misses.
+    ///
+    /// Any other hint (binary search, a candidate in the head not at M, both steps done) comes
+    /// back as it is after one test. Like `prefetch_entries`, this only reads the table and
+    /// entries: any hashes and any hint are fine, and the lookup's answer never depends on
+    /// these steps (a FIB change since the scan voids the hint, whatever the steps found). A
+    /// caller may skip these steps while [`FibReader::speculative_steps`] is 0.
     #[inline(always)]
-    pub fn prefetch_stage2(&self, hashes: &PrefixHashes, hint: &mut FibHint) {
-        if hint.stage2_pending() {
-            *hint = self.stage2_step(hashes, *hint);
+    pub fn prefetch_steps(&self, hashes: &PrefixHashes, hint: &mut FibHint) {
+        if hint.step_pending() {
+            *hint = self.step(hashes, *hint);
         }
     }
 
-    /// Whether the published algorithm is two-stage, the one whose [`FibReader::prefetch_entries`]
-    /// hints may want [`FibReader::prefetch_stage2`] steps (a caller reads it once per burst;
-    /// a change of algorithm since only leaves some steps undone or done for nothing).
+    /// How many [`FibReader::prefetch_steps`] the published configuration's
+    /// [`FibReader::prefetch_entries`] hints may want in a row: two under two-stage, one under
+    /// longest-first whose plan goes below its head, else none (a caller reads it once per
+    /// burst; a change of configuration since only leaves some steps undone or done for
+    /// nothing).
     #[inline]
-    pub fn stage2_steps(&self) -> bool {
-        self.shared.published().algorithm == LpmAlgorithm::TwoStage
+    pub fn speculative_steps(&self) -> usize {
+        let cfg = self.shared.published();
+        match cfg.algorithm {
+            LpmAlgorithm::TwoStage => 2,
+            LpmAlgorithm::LongestFirst => usize::from(cfg.top_down_depth() > PLAN_HEAD),
+            LpmAlgorithm::BinarySearch => 0,
+        }
     }
 
-    /// One step of [`FibReader::prefetch_stage2`] for a hint with one pending. Out of line:
-    /// only two-stage's Interests that go on with stage 2 come here, and the test before it
-    /// stays small in the burst loop.
+    /// One step of [`FibReader::prefetch_steps`] for a hint with one pending. Out of line:
+    /// only the Interests the scan of the head left with a miss to hide come here, and the
+    /// test before it stays small in the burst loop.
     #[inline(never)]
-    fn stage2_step(&self, hashes: &PrefixHashes, hint: FibHint) -> FibHint {
+    fn step(&self, hashes: &PrefixHashes, hint: FibHint) -> FibHint {
         let s = &*self.shared;
-        match hint.stage2() {
-            Stage2::Done => hint,
-            Stage2::Entry { m, entry } => {
+        match hint.step() {
+            Step::Done => hint,
+            Step::Below { floor } => hint.below_found(s.scan_down(hashes, floor, 0)),
+            Step::Entry { m, entry } => {
                 let start = s.entries.get(entry).and_then(|e| {
                     let md = match e.probe(h2_of(hashes, m), true, Some(RecKind::Virtual))? {
                         Found::Real(md) | Found::Record { value: md, .. } => usize::from(md),
@@ -509,7 +504,7 @@ impl FibReader {
                 }
                 hint.stage2_next(start.map(|(d, _)| d))
             }
-            Stage2::Bucket { depth } => {
+            Step::Bucket { depth } => {
                 if let Some(h) = hashes.get(depth) {
                     s.table.candidates(h, |i| s.entries.prefetch(i));
                 }

@@ -59,9 +59,9 @@ pub struct FibHint {
     /// Bits 0..8: the deepest depth worth probing ([`Hint::depth`]), `u8::MAX` for no
     /// knowledge (every plan's top is at most 255, so even a tag that passed by chance would
     /// probe the whole plan); bit [`HAS_FIRST`]: bits 32..64 hold the first fingerprint match
-    /// at that depth. Bits [`STAGE2_ENTRY`] and [`STAGE2_BUCKET`] (with bits 16..24) are the
-    /// state of the speculative stage-2 steps ([`crate::FibReader::prefetch_stage2`]); the
-    /// lookup does not read them.
+    /// at that depth. Bits [`STAGE2_ENTRY`], [`STAGE2_BUCKET`] (with bits 16..24) and
+    /// [`BELOW_HEAD`] are the state of the speculative steps after the scan
+    /// ([`crate::FibReader::prefetch_steps`]); the lookup does not read them.
     at: u64,
 }
 
@@ -76,15 +76,27 @@ const STAGE2_ENTRY: u64 = 1 << 9;
 /// 16..24, was prefetched: the next stage-2 step scans it.
 const STAGE2_BUCKET: u64 = 1 << 10;
 
-/// What the next stage-2 step of a hint does (see [`crate::FibReader::prefetch_stage2`]).
+/// Bit of [`FibHint::at`] saying the scan found no candidate in the plan's head and
+/// prefetched the buckets of the rest of the plan (the hint's depth down to 1): the next step
+/// scans them.
+const BELOW_HEAD: u64 = 1 << 11;
+
+/// Every pending-step bit of [`FibHint::at`].
+const STEPS: u64 = STAGE2_ENTRY | STAGE2_BUCKET | BELOW_HEAD;
+
+/// What the next speculative step of a hint does (see [`crate::FibReader::prefetch_steps`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stage2 {
-    /// Nothing: not two-stage going on with stage 2, or both steps done.
+pub(crate) enum Step {
+    /// Nothing: no step pending, or every step done.
     Done,
-    /// Read the depth-M entry (the hint's first candidate) at depth M (the hint's depth).
+    /// Two-stage: read the depth-M entry (the hint's first candidate) at depth M (the hint's
+    /// depth).
     Entry { m: usize, entry: u32 },
-    /// Scan the bucket of the depth where stage 2 starts.
+    /// Two-stage: scan the bucket of the depth where stage 2 starts.
     Bucket { depth: usize },
+    /// Scan the buckets below the plan's head, from `floor` (the hint's depth) down, to the
+    /// first one holding a candidate.
+    Below { floor: usize },
 }
 
 impl FibHint {
@@ -97,45 +109,71 @@ impl FibHint {
     /// The hint of a scan of the name of `hashes` that found `hint`, under generation `gen`
     /// (read by [`FibHint::begin`]); `NONE` for a scan under no generation.
     /// With `stage2`, a first candidate is two-stage's at depth M of a name longer than M
-    /// (the stage-2 steps start from it).
+    /// (the stage-2 steps start from it). A hint with no candidate above a depth greater than 0
+    /// is a scan of the plan's head that found none (the caller has prefetched the buckets
+    /// below it): its step scans them ([`Step::Below`]).
     #[inline(always)]
     pub(crate) fn made(gen: Option<u64>, hashes: &PrefixHashes, hint: Hint, stage2: bool) -> Self {
         let Some(gen) = gen else { return Self::NONE };
-        // A scanned depth is at most a plan's top, itself at most `u8::MAX`.
-        let depth = hint.depth.min(usize::from(u8::MAX)) as u64;
         let flags = if stage2 {
             HAS_FIRST | STAGE2_ENTRY
         } else {
             HAS_FIRST
         };
-        let first = hint.first.map_or(0, |i| u64::from(i) << 32 | flags);
         Self {
             tag: hashes.full() ^ gen,
-            at: first | depth,
+            at: Self::found(hint, flags, BELOW_HEAD),
         }
     }
 
-    /// Whether a stage-2 step is pending ([`FibHint::stage2`] is not `Done`).
+    /// The `at` word of `hint` (its depth, at most a plan's top, itself at most `u8::MAX`):
+    /// with `flags` when it has a first candidate, with `below` when it has none above a
+    /// depth greater than 0.
     #[inline(always)]
-    pub(crate) fn stage2_pending(self) -> bool {
-        self.at & (STAGE2_ENTRY | STAGE2_BUCKET) != 0
+    fn found(hint: Hint, flags: u64, below: u64) -> u64 {
+        let depth = hint.depth.min(usize::from(u8::MAX)) as u64;
+        match hint.first {
+            Some(i) => u64::from(i) << 32 | flags | depth,
+            None if depth > 0 => below | depth,
+            None => 0,
+        }
     }
 
-    /// The next stage-2 step of this hint.
+    /// Whether a speculative step is pending ([`FibHint::step`] is not `Done`).
     #[inline(always)]
-    pub(crate) fn stage2(self) -> Stage2 {
+    pub(crate) fn step_pending(self) -> bool {
+        self.at & STEPS != 0
+    }
+
+    /// The next speculative step of this hint.
+    #[inline(always)]
+    pub(crate) fn step(self) -> Step {
         let at = self.at;
-        if !self.stage2_pending() {
-            Stage2::Done
+        if !self.step_pending() {
+            Step::Done
         } else if at & STAGE2_ENTRY != 0 {
-            Stage2::Entry {
+            Step::Entry {
                 m: (at & 0xff) as usize,
                 entry: (at >> 32) as u32,
             }
-        } else {
-            Stage2::Bucket {
+        } else if at & STAGE2_BUCKET != 0 {
+            Step::Bucket {
                 depth: (at >> 16 & 0xff) as usize,
             }
+        } else {
+            Step::Below {
+                floor: (at & 0xff) as usize,
+            }
+        }
+    }
+
+    /// This hint after its [`Step::Below`] scan found `hint` (the first candidate below the
+    /// head and its depth, or depth 0 and none): the lookup starts there, no step left.
+    #[inline(always)]
+    pub(crate) fn below_found(self, hint: Hint) -> Self {
+        Self {
+            at: Self::found(hint, HAS_FIRST, 0),
+            ..self
         }
     }
 
@@ -144,7 +182,7 @@ impl FibHint {
     /// prefetched that bucket, or, with `None`, that there is nothing more to prefetch.
     #[inline(always)]
     pub(crate) fn stage2_next(self, depth: Option<usize>) -> Self {
-        let at = self.at & !(STAGE2_ENTRY | STAGE2_BUCKET | 0xff << 16);
+        let at = self.at & !(STEPS | 0xff << 16);
         let at = match depth {
             Some(d) => at | STAGE2_BUCKET | ((d & 0xff) as u64) << 16,
             None => at,
@@ -235,7 +273,7 @@ mod tests {
         }
     }
 
-    /// The two-stage steps after the scan (`prefetch_stage2`): which hints have them, the
+    /// The two-stage steps after the scan (`prefetch_steps`): which hints have them, the
     /// depth stage 2 starts at (`min(n, MD)`, MD beyond the name included), and the lookup
     /// with the stepped hint answering as the walk does, with the FIB changed between the
     /// scan, the steps and the lookup too.
@@ -253,11 +291,11 @@ mod tests {
         ];
         let steps = |r: &FibReader, h: &PrefixHashes| {
             let mut fh = r.prefetch_entries(h);
-            let first = fh.stage2();
-            r.prefetch_stage2(h, &mut fh);
-            let second = fh.stage2();
-            r.prefetch_stage2(h, &mut fh);
-            assert_eq!(fh.stage2(), Stage2::Done);
+            let first = fh.step();
+            r.prefetch_steps(h, &mut fh);
+            let second = fh.step();
+            r.prefetch_steps(h, &mut fh);
+            assert_eq!(fh.step(), Step::Done);
             (first, second, fh)
         };
         let walk =
@@ -267,51 +305,136 @@ mod tests {
         };
         let mut w = fib(&hasher, LpmAlgorithm::TwoStage, &prefixes);
         let r = w.handle().reader();
-        assert!(r.stage2_steps());
+        assert_eq!(r.speculative_steps(), 2);
         for (uri, start) in cases {
             let h = hashes_of(&hasher, uri);
             let (first, second, fh) = steps(&r, &h);
             assert!(
-                matches!(first, Stage2::Entry { m: 2, .. }),
+                matches!(first, Step::Entry { m: 2, .. }),
                 "{uri}: {first:?}"
             );
-            let want = start.map_or(Stage2::Done, |depth| Stage2::Bucket { depth });
+            let want = start.map_or(Step::Done, |depth| Step::Bucket { depth });
             assert_eq!(second, want, "{uri}");
             assert_eq!(with(&r, &h, fh), walk(&r, &h), "{uri}");
         }
         // No step: a name no longer than M, one shorter, one with no candidate at M.
         for uri in ["/a/b", "/a", "/q/r/s"] {
             let h = hashes_of(&hasher, uri);
-            assert_eq!(steps(&r, &h).0, Stage2::Done, "{uri}");
+            assert_eq!(steps(&r, &h).0, Step::Done, "{uri}");
         }
         // The FIB changes after the entry step (a longer prefix under /a/b) and after the scan
         // (the real prefix stage 2 starts at goes): the stepped hints are ignored.
         let abcde = hashes_of(&hasher, "/a/b/c/d/e");
         let mut fh = r.prefetch_entries(&abcde);
-        r.prefetch_stage2(&abcde, &mut fh);
+        r.prefetch_steps(&abcde, &mut fh);
         w.set(
             Name::from_uri("/a/b/c/d/e").unwrap().as_ref(),
             &[NextHop { face: 9, cost: 0 }],
             0,
         )
         .unwrap();
-        r.prefetch_stage2(&abcde, &mut fh);
+        r.prefetch_steps(&abcde, &mut fh);
         assert_eq!(with(&r, &abcde, fh).map(|(d, _)| d), Some(5));
         let xyzw = hashes_of(&hasher, "/x/y/z/w");
         let mut fh = r.prefetch_entries(&xyzw);
         w.remove(Name::from_uri("/x/y/z").unwrap().as_ref())
             .unwrap();
-        r.prefetch_stage2(&xyzw, &mut fh);
-        r.prefetch_stage2(&xyzw, &mut fh);
+        r.prefetch_steps(&xyzw, &mut fh);
+        r.prefetch_steps(&xyzw, &mut fh);
         assert_eq!(with(&r, &xyzw, fh), None);
         assert_eq!(walk(&r, &xyzw), None);
-        // Longest-first's hints never have a step.
+        // Longest-first's hints never have a stage-2 step, nor, with a plan no deeper than its
+        // head (k = 4), one below the head.
         let w = fib(&hasher, LpmAlgorithm::LongestFirst, &prefixes);
         let r = w.handle().reader();
-        assert!(!r.stage2_steps());
+        assert_eq!(r.speculative_steps(), 0);
         for (uri, _) in cases {
-            assert_eq!(steps(&r, &hashes_of(&hasher, uri)).0, Stage2::Done, "{uri}");
+            assert_eq!(steps(&r, &hashes_of(&hasher, uri)).0, Step::Done, "{uri}");
         }
+    }
+
+    /// The step below the plan's head (`prefetch_steps` after a scan of the head that found no
+    /// candidate): the depth and candidate it hands the lookup (a candidate just below the
+    /// head, one only at depth 1, none at all), no step for a candidate in the head or a name
+    /// no longer than the head, and the lookup with the stepped hint answering as the walk,
+    /// with the FIB changed between the scan and the step and between the step and the
+    /// lookup, and with the candidate replaced by another prefix's entry (as a fingerprint
+    /// false positive would leave it).
+    #[test]
+    fn the_step_below_the_head_hands_the_lookup_its_first_candidate() {
+        let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
+        // k = 7: the head of a seven-component name is depths 7 to 4, the rest 3 to 1.
+        let prefixes = ["/a", "/a/b", "/a/b/c/d/e/f/g", "/x"];
+        let mut w = fib(&hasher, LpmAlgorithm::LongestFirst, &prefixes);
+        let r = w.handle().reader();
+        assert_eq!(r.speculative_steps(), 1);
+        let entry = |r: &FibReader, uri| r.lookup(&hashes_of(&hasher, uri)).map(|m| m.entry());
+        let (a, ab, x) = (entry(&r, "/a"), entry(&r, "/a/b"), entry(&r, "/x"));
+        let walk =
+            |r: &FibReader, h: &PrefixHashes| r.lookup_traced(h).0.map(|m| (m.depth(), m.entry()));
+        let with = |r: &FibReader, h: &PrefixHashes, fh| {
+            r.lookup_with(h, fh).map(|m| (m.depth(), m.entry()))
+        };
+        // (name, the head's floor, the step's depth and candidate)
+        let cases = [
+            ("/a/b/c/q/r/s/t", 3, (2, ab)),
+            ("/a/q/r/s/t/u/v/w", 3, (1, a)),
+            ("/a/q/r/s/t", 1, (1, a)),
+            ("/q/r/s/t/u/v/w", 3, (0, None)),
+        ];
+        for (uri, floor, found) in cases {
+            let h = hashes_of(&hasher, uri);
+            let mut fh = r.prefetch_entries(&h);
+            assert_eq!(fh.step(), Step::Below { floor }, "{uri}");
+            assert_eq!(hint(&r, fh, &h), (floor, None), "{uri}: an unstepped hint");
+            r.prefetch_steps(&h, &mut fh);
+            assert_eq!(fh.step(), Step::Done, "{uri}");
+            assert_eq!(hint(&r, fh, &h), found, "{uri}");
+            assert_eq!(with(&r, &h, fh), walk(&r, &h), "{uri}");
+            let before = fh;
+            r.prefetch_steps(&h, &mut fh);
+            assert_eq!(
+                (fh.tag, fh.at),
+                (before.tag, before.at),
+                "{uri}: one step only"
+            );
+        }
+        // No step: a candidate in the head, names no longer than the head.
+        for uri in ["/a/b/c/d/e/f/g/h", "/a/b/c", "/q/r/s/t", "/q"] {
+            let h = hashes_of(&hasher, uri);
+            assert_eq!(r.prefetch_entries(&h).step(), Step::Done, "{uri}");
+        }
+        // A fingerprint false positive: the step's candidate is another prefix's entry, at the
+        // depth of a real prefix or above it. The lookup confirms it, finds it wrong and walks
+        // on from that depth.
+        let abcq = hashes_of(&hasher, "/a/b/c/q/r/s/t");
+        let mut fh = r.prefetch_entries(&abcq);
+        r.prefetch_steps(&abcq, &mut fh);
+        for depth in [2, 3] {
+            let wrong = fh.below_found(Hint { depth, first: x });
+            assert_eq!(hint(&r, wrong, &abcq), (depth, x));
+            assert_eq!(with(&r, &abcq, wrong), walk(&r, &abcq), "at {depth}");
+        }
+        // The FIB changes between the scan and the step (a prefix at the floor appears), and
+        // between the step and the lookup (the prefix the step found goes).
+        let mut fh = r.prefetch_entries(&abcq);
+        w.set(
+            Name::from_uri("/a/b/c").unwrap().as_ref(),
+            &[NextHop { face: 9, cost: 0 }],
+            0,
+        )
+        .unwrap();
+        r.prefetch_steps(&abcq, &mut fh);
+        assert_eq!(with(&r, &abcq, fh).map(|(d, _)| d), Some(3));
+        assert_eq!(with(&r, &abcq, fh), walk(&r, &abcq));
+        let aqrs = hashes_of(&hasher, "/a/q/r/s/t/u/v/w");
+        let mut fh = r.prefetch_entries(&aqrs);
+        r.prefetch_steps(&aqrs, &mut fh);
+        assert_eq!(hint(&r, fh, &aqrs), (1, a));
+        w.remove(Name::from_uri("/a").unwrap().as_ref()).unwrap();
+        assert_eq!(hint(&r, fh, &aqrs), (usize::MAX, None));
+        assert_eq!(with(&r, &aqrs, fh), None);
+        assert_eq!(walk(&r, &aqrs), None);
     }
 
     #[test]

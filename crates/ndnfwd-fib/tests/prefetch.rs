@@ -20,7 +20,7 @@ fn to_name(comps: &[u8]) -> Name {
     comps.iter().fold(Name::new(), |n, c| n.push([b'a' + c]))
 }
 
-/// (depth, first nexthop face) after both prefetch steps, checked equal to the plain lookup.
+/// (depth, first nexthop face) after the prefetch steps, checked equal to the plain lookup.
 fn prefetched_answer(r: &FibReader, hs: &PrefixHashes) -> Option<(usize, u32)> {
     let summary = |r: &FibReader| {
         r.lookup(hs)
@@ -36,10 +36,15 @@ fn prefetched_answer(r: &FibReader, hs: &PrefixHashes) -> Option<(usize, u32)> {
     let after = hinted(r, hint);
     assert_eq!(before, after, "prefetch changed the answer");
     // The speculative mode's order: the plan's head, then the entries (and the rest of the
-    // plan when the head holds no candidate).
+    // plan when the head holds no candidate), then the further steps (the rest of the plan's
+    // entries, two-stage's stage 2).
     r.prefetch_head(hs);
-    let hint = r.prefetch_entries(hs);
+    let mut hint = r.prefetch_entries(hs);
     assert_eq!(hinted(r, hint), before, "prefetch_head changed the answer");
+    for step in 1..=2 {
+        r.prefetch_steps(hs, &mut hint);
+        assert_eq!(hinted(r, hint), before, "step {step} changed the answer");
+    }
     after
 }
 
@@ -107,8 +112,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// A lookup given any hint answers as the lookup without one: the hints of every name
-    /// (scanned after the head prefetch or the whole plan's), each tried on every name, before
-    /// and after a FIB change, and no hint.
+    /// (scanned after the head prefetch or the whole plan's, before and after the further
+    /// steps), each tried on every name, before and after a FIB change, and no hint.
     #[test]
     fn a_lookup_with_any_hint_answers_as_without(
         prefixes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 0..20),
@@ -129,7 +134,12 @@ proptest! {
             let mut hints = vec![FibHint::NONE];
             for (i, hs) in all.iter().enumerate() {
                 if i % 2 == 0 { r.prefetch_head(hs) } else { r.prefetch(hs) }
-                hints.push(r.prefetch_entries(hs));
+                let mut hint = r.prefetch_entries(hs);
+                hints.push(hint);
+                // The same hint after the further steps.
+                r.prefetch_steps(hs, &mut hint);
+                r.prefetch_steps(hs, &mut hint);
+                hints.push(hint);
             }
             let check = |r: &FibReader, hints: &[FibHint]| -> Result<(), TestCaseError> {
                 for (n, hs) in names.iter().zip(&all) {
@@ -150,8 +160,10 @@ proptest! {
     }
 
     /// `prefetch_entries` returns what it saw for the lookup that follows; a FIB
-    /// change in between (a set or a removal, anywhere) must void it. Each name is scanned,
-    /// then a prefix is toggled (added if absent, removed if present), then the name looked up.
+    /// change in between (a set or a removal, anywhere) must void it, whatever the further
+    /// steps found before and after it. Each name is scanned and stepped once, then a prefix
+    /// is toggled (added if absent, removed if present), then the name stepped once more and
+    /// looked up.
     #[test]
     fn a_change_after_prefetch_entries_is_seen_by_the_lookup(
         prefixes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..8), 1u32..6), 0..20),
@@ -167,9 +179,11 @@ proptest! {
             let changed = to_name(c);
             for n in names(&model, &extra) {
                 h.hash_prefixes(n.as_ref(), &mut hs);
-                let hints: Vec<_> = readers.iter().map(|r| {
-                    r.prefetch(&hs);
-                    r.prefetch_entries(&hs)
+                let mut hints: Vec<_> = readers.iter().map(|r| {
+                    r.prefetch_head(&hs);
+                    let mut hint = r.prefetch_entries(&hs);
+                    r.prefetch_steps(&hs, &mut hint);
+                    hint
                 }).collect();
                 let present = model.prefixes.remove(&changed).is_some();
                 if !present {
@@ -181,6 +195,11 @@ proptest! {
                     } else {
                         w.set(changed.as_ref(), &hop(*face), 0).unwrap();
                     }
+                }
+                // One more step after the change (two-stage's second; the others' one step ran
+                // before it).
+                for (r, hint) in readers.iter().zip(hints.iter_mut()) {
+                    r.prefetch_steps(&hs, hint);
                 }
                 for ((w, r), hint) in fibs.iter().zip(&readers).zip(&hints) {
                     let got = r.lookup_with(&hs, *hint)

@@ -13,7 +13,7 @@
 //! | `none`        | prepare(i) without prefetch; process(i)                                 |
 //! | `bucket`      | prepare(i) with all-at-once bucket prefetch; process(i) (seed 000)      |
 //! | `prehash`     | prepare(i+1); process(i): hashing i+1 hides i's bucket fetches          |
-//! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i); under two-stage: prepare(i+4), the entries of i+3, the stage-2 steps of i+2 and i+1, process(i) |
+//! | `speculative` | prepare(i+2); prefetch the entries behind i+1's candidate slots (its buckets arrived during step i-1); process(i); with the FIB's further steps, longest-first deeper than the head: prepare(i+3), the entries of i+2, the step below the head of i+1, process(i); two-stage: prepare(i+4), the entries of i+3, the further steps of i+2 and i+1, process(i) |
 //!
 //! The speculative step is seed 002's SHTL: the entries behind every fingerprint match of the
 //! buckets fetched one step earlier are prefetched (`FibReader::prefetch_entries` over the
@@ -21,11 +21,17 @@
 //! `Pcct::prefetch_interest_entries`), so that entry misses too are hidden behind the work on
 //! the packets before. Because of that step, this mode's *prepare* prefetches only the head of a
 //! top-down plan (`FibReader::prefetch_head`, its first four depths): the speculative step
-//! finalizes and prefetches the rest when the head's buckets hold no candidate. Under two-stage
-//! (the lookup chosen for the burst: `FibReader::stage2_steps`) *prepare* runs four packets
-//! ahead and two more steps follow an Interest whose scan found a candidate at M (`FibReader::
-//! prefetch_stage2`): one step later its entry, prefetched by the speculative step, is read,
-//! and when its MD sends the lookup on to stage 2 the bucket of stage 2's first probe is
+//! finalizes and prefetches the rest when the head's buckets hold no candidate. Under a
+//! longest-first plan deeper than the head and under two-stage (`FibReader::speculative_steps`,
+//! read per burst: one step, two) *prepare* runs as many packets further ahead and as many
+//! more steps follow an Interest whose memory the lookup would still miss on
+//! (`FibReader::prefetch_steps`). When the head held no candidate, one step later the rest of
+//! the plan's buckets (prefetched by the speculative step) are scanned down to the first
+//! holding a fingerprint match, and the entries behind its matches prefetched: the lookup
+//! then starts at that candidate, its entry in cache, instead of scanning those buckets and
+//! then missing on the entry. When two-stage's scan found a
+//! candidate at M, one step later its entry, prefetched by the speculative step, is read, and
+//! when its MD sends the lookup on to stage 2 the bucket of stage 2's first probe is
 //! prefetched; one step after that, that bucket is scanned and the entries behind its
 //! fingerprint matches prefetched. Stage 2's first probe then finds its bucket and entry in
 //! cache instead of two dependent misses. Correctness never depends on the mode: prefetches
@@ -76,16 +82,26 @@ const GROUP: usize = ID_LANES;
 /// `i % RING`).
 const RING: usize = 8;
 
-/// The burst loop's mode index (beside [`PrefetchMode::index`]) of the speculative mode under
-/// two-stage, which runs two more steps, two-stage's stage 2 (`FibReader::prefetch_stage2`),
-/// between the speculative step and *process*.
-const SPECULATIVE_STAGE2: u8 = 4;
+/// The burst loop's mode indices (beside [`PrefetchMode::index`]) of the speculative mode with
+/// one and with two of the FIB's further steps (`FibReader::prefetch_steps`) between the
+/// speculative step and *process*: its *prepare* runs as many packets further ahead.
+const SPECULATIVE_STEP1: u8 = 4;
+const SPECULATIVE_STEP2: u8 = 5;
 
-/// How many packets ahead of *process* the *prepare* stage runs under [`SPECULATIVE_STAGE2`]:
-/// the speculative mode's two and the two stage-2 steps.
-const STAGE2_LOOKAHEAD: usize = 4;
+/// The FIB's further steps a packet goes through in the burst loop of mode `mode`.
+const fn further_steps(mode: u8) -> usize {
+    match mode {
+        SPECULATIVE_STEP1 => 1,
+        SPECULATIVE_STEP2 => 2,
+        _ => 0,
+    }
+}
 
-const _: () = assert!(RING >= 1 + STAGE2_LOOKAHEAD + GROUP - 1 && RING.is_power_of_two());
+const _: () = assert!(
+    RING >= 1 + PrefetchMode::Speculative.lookahead() + further_steps(SPECULATIVE_STEP2) + GROUP
+        - 1
+        && RING.is_power_of_two()
+);
 
 /// The default strategy, NFD's.
 pub const DEFAULT_STRATEGY: &str = "/localhost/nfd/strategy/best-route";
@@ -485,28 +501,34 @@ impl Engine {
         const BUCKET: u8 = PrefetchMode::Bucket.index();
         const PREHASH: u8 = PrefetchMode::Prehash.index();
         const SPECULATIVE: u8 = PrefetchMode::Speculative.index();
-        // The speculative mode under two-stage also runs the stage-2 steps, further ahead.
-        const STAGE2: u8 = SPECULATIVE_STAGE2;
-        let stage2 = self.prefetch == PrefetchMode::Speculative && self.core.fib.stage2_steps();
-        match (self.accounting, self.prefetch) {
-            (true, PrefetchMode::None) => self.run::<true, NONE>(now, burst, out),
-            (true, PrefetchMode::Bucket) => self.run::<true, BUCKET>(now, burst, out),
-            (true, PrefetchMode::Prehash) => self.run::<true, PREHASH>(now, burst, out),
-            (true, PrefetchMode::Speculative) if stage2 => {
-                self.run::<true, STAGE2>(now, burst, out)
+        // The speculative mode also runs the FIB's further steps, further ahead, when the
+        // configuration may want them.
+        const STEP1: u8 = SPECULATIVE_STEP1;
+        const STEP2: u8 = SPECULATIVE_STEP2;
+        let steps = match self.prefetch {
+            PrefetchMode::Speculative => self.core.fib.speculative_steps(),
+            _ => 0,
+        };
+        match (self.accounting, self.prefetch, steps) {
+            (true, PrefetchMode::None, _) => self.run::<true, NONE>(now, burst, out),
+            (true, PrefetchMode::Bucket, _) => self.run::<true, BUCKET>(now, burst, out),
+            (true, PrefetchMode::Prehash, _) => self.run::<true, PREHASH>(now, burst, out),
+            (true, PrefetchMode::Speculative, 0) => self.run::<true, SPECULATIVE>(now, burst, out),
+            (true, PrefetchMode::Speculative, 1) => self.run::<true, STEP1>(now, burst, out),
+            (true, PrefetchMode::Speculative, _) => self.run::<true, STEP2>(now, burst, out),
+            (false, PrefetchMode::None, _) => self.run::<false, NONE>(now, burst, out),
+            (false, PrefetchMode::Bucket, _) => self.run::<false, BUCKET>(now, burst, out),
+            (false, PrefetchMode::Prehash, _) => self.run::<false, PREHASH>(now, burst, out),
+            (false, PrefetchMode::Speculative, 0) => {
+                self.run::<false, SPECULATIVE>(now, burst, out)
             }
-            (true, PrefetchMode::Speculative) => self.run::<true, SPECULATIVE>(now, burst, out),
-            (false, PrefetchMode::None) => self.run::<false, NONE>(now, burst, out),
-            (false, PrefetchMode::Bucket) => self.run::<false, BUCKET>(now, burst, out),
-            (false, PrefetchMode::Prehash) => self.run::<false, PREHASH>(now, burst, out),
-            (false, PrefetchMode::Speculative) if stage2 => {
-                self.run::<false, STAGE2>(now, burst, out)
-            }
-            (false, PrefetchMode::Speculative) => self.run::<false, SPECULATIVE>(now, burst, out),
+            (false, PrefetchMode::Speculative, 1) => self.run::<false, STEP1>(now, burst, out),
+            (false, PrefetchMode::Speculative, _) => self.run::<false, STEP2>(now, burst, out),
         }
     }
 
-    /// The burst loop of mode `MODE` (a [`PrefetchMode::index`], or [`SPECULATIVE_STAGE2`]).
+    /// The burst loop of mode `MODE` (a [`PrefetchMode::index`], [`SPECULATIVE_STEP1`] or
+    /// [`SPECULATIVE_STEP2`]).
     fn run<const ACCT: bool, const MODE: u8>(
         &mut self,
         now: u64,
@@ -518,12 +540,8 @@ impl Engine {
         self.core.expire(now);
         laps.lap(&mut self.core.cycles, Stage::Pcct);
         let mode = PrefetchMode::from_index(MODE);
-        let stage2 = MODE == SPECULATIVE_STAGE2;
-        let ahead = if stage2 {
-            STAGE2_LOOKAHEAD
-        } else {
-            mode.lookahead()
-        };
+        let steps = further_steps(MODE);
+        let ahead = mode.lookahead() + steps;
         // Each packet is decoded straight into its ring slot and the stages read it there by
         // reference: the views are never moved between stages.
         let mut views = [Parsed::Bad; RING];
@@ -537,16 +555,16 @@ impl Engine {
         }
         for t in 0..ahead {
             self.prepare(burst, t, &mut decoded, &mut views, mode, &mut laps);
-            // The speculative mode's first packet goes without (one packet in a burst); under
-            // two-stage the burst's first three would, so their steps start here.
-            if stage2 && t > 0 {
-                self.speculate(burst, t - 1, &views, &mut hints, stage2, &mut laps);
+            // The speculative mode's first packet goes without (one packet in a burst); with
+            // the further steps the burst's first three would, so their steps start here.
+            if steps > 0 && t > 0 {
+                self.speculate(burst, t - 1, &views, &mut hints, steps, &mut laps);
             }
         }
         for (i, rx) in burst.iter().enumerate() {
             self.prepare(burst, i + ahead, &mut decoded, &mut views, mode, &mut laps);
             if mode == PrefetchMode::Speculative {
-                self.speculate(burst, i + ahead - 1, &views, &mut hints, stage2, &mut laps);
+                self.speculate(burst, i + ahead - 1, &views, &mut hints, steps, &mut laps);
             }
             let k = i % RING;
             if let (Some(view), Some(hashes), Some(hint)) =
@@ -560,12 +578,11 @@ impl Engine {
     }
 
     /// The speculative mode's steps between *prepare* and *process*: the speculative lookup
-    /// of packet `j` (its buckets were prefetched one step ago), then the two stage-2 steps
-    /// (`FibReader::prefetch_stage2`) of packets `j - 1` and `j - 2`. A slot's hint is only
-    /// written by an Interest's speculative step and is complete (the stage-2 steps leave it
-    /// as it is) once both of those have run, so the stage-2 steps need no test of the packet
-    /// behind their slot (for a slot before the burst's start, its initial `NONE`). Those run
-    /// with `stage2` only.
+    /// of packet `j` (its buckets were prefetched one step ago), then the `steps` further steps
+    /// (`FibReader::prefetch_steps`) of packets `j - 1` (and `j - 2`). A slot's hint is only
+    /// written by an Interest's speculative step and is complete (the further steps leave it
+    /// as it is) once those have run, so the further steps need no test of the packet behind
+    /// their slot (for a slot before the burst's start, its initial `NONE`).
     #[inline(always)]
     fn speculate<'b, const ACCT: bool>(
         &mut self,
@@ -573,7 +590,7 @@ impl Engine {
         j: usize,
         views: &[Parsed<'b>; RING],
         hints: &mut [FibHint; RING],
-        stage2: bool,
+        steps: usize,
         laps: &mut Laps<ACCT>,
     ) {
         let k = j % RING;
@@ -585,13 +602,13 @@ impl Engine {
         ) {
             self.core.speculate(rx, view, hashes, hint, laps);
         }
-        if !stage2 {
+        if steps == 0 {
             return;
         }
-        for back in 1..=2 {
+        for back in 1..=steps {
             let k = j.wrapping_sub(back) % RING;
             if let (Some(hashes), Some(hint)) = (self.ring.get(k), hints.get_mut(k)) {
-                self.core.fib.prefetch_stage2(hashes, hint);
+                self.core.fib.prefetch_steps(hashes, hint);
             }
         }
         laps.lap(&mut self.core.cycles, Stage::Fib);
@@ -704,7 +721,7 @@ mod tests {
         }
         assert_eq!(PrefetchMode::Speculative.lookahead(), 2);
         assert_eq!(
-            PrefetchMode::from_index(SPECULATIVE_STAGE2),
+            PrefetchMode::from_index(SPECULATIVE_STEP2),
             PrefetchMode::Speculative
         );
     }

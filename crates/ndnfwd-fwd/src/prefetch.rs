@@ -23,7 +23,9 @@ pub enum PrefetchMode {
     /// Hash and prefetch the next packet before processing this one (seed 002 "Pre-Hash").
     Prehash,
     /// Pre-hash two ahead and prefetch entries behind candidate slots one ahead (seed 002 "SHTL");
-    /// under two-stage four and three ahead, then stage 2's bucket and entries two and one ahead.
+    /// under two-stage and a longest-first plan deeper than its head four and three ahead, then
+    /// the FIB's further steps (the entries below the plan's head, stage 2's bucket and entries)
+    /// two and one ahead.
     #[default]
     Speculative,
 }
@@ -67,8 +69,8 @@ impl PrefetchMode {
         }
     }
 
-    /// How many packets ahead of *process* the *prepare* stage runs (under two-stage the
-    /// speculative mode runs further: see the `engine` module docs).
+    /// How many packets ahead of *process* the *prepare* stage runs (with the FIB's further
+    /// steps the speculative mode runs further: see the `engine` module docs).
     pub(crate) const fn lookahead(self) -> usize {
         match self {
             PrefetchMode::None | PrefetchMode::Bucket => 0,
@@ -142,7 +144,7 @@ impl Core {
     /// Speculative hash-table lookup (seed 002 SHTL) for a packet whose buckets were
     /// prefetched one step ago: prefetch the entries behind every fingerprint match, in its
     /// PCCT bucket and in every FIB bucket of the probe plan. Where the FIB scan of an Interest
-    /// stopped goes to `fib_hint`, for this packet's stage-2 steps and lookup (other packets
+    /// stopped goes to `fib_hint`, for this packet's further steps and lookup (other packets
     /// leave it as it is: only an Interest's steps and pipeline read it). A Data carrying our
     /// token had its PCCT key prefetched with the bucket step; now the PIT and CS parts that
     /// key names. Inlined into the burst loop's two calls (a call costs a prologue and

@@ -35,7 +35,16 @@ fn trace(seed: u64) -> Vec<(u64, Vec<RxPacket>)> {
         let n = 1 + r.below(48) as usize;
         let mut burst = Vec::with_capacity(n);
         for _ in 0..n {
-            let name = Name::from_uri(&format!("/p{}/x{}", r.below(3), r.below(40))).unwrap();
+            let (p, x) = (r.below(3), r.below(40));
+            // A quarter of the names are five components long: under longest-first (k = 5)
+            // those whose plan's head (depths 5 to 2) holds no prefix take the speculative
+            // mode's step below the head.
+            let uri = if x >= 30 {
+                format!("/p{p}/x{x}/c/d/e")
+            } else {
+                format!("/p{p}/x{x}")
+            };
+            let name = Name::from_uri(&uri).unwrap();
             let face = 1 + r.below(6) as u32;
             let pkt = match r.below(10) {
                 0..=4 => {
@@ -136,6 +145,13 @@ fn engine(mode: PrefetchMode, lpm: LpmConfig) -> (Engine, FibWriter) {
         0,
     )
     .unwrap();
+    // Under no name of the trace: longest-first's plan is five deep (k = 5).
+    fib.set(
+        Name::from_uri("/p3/c/d/e/f").unwrap().as_ref(),
+        &[hop(6, 1)],
+        0,
+    )
+    .unwrap();
     let cfg = EngineConfig {
         prefetch: mode,
         pcct: PcctConfig {
@@ -185,9 +201,11 @@ fn run(
     (outs, c, e.pcct().len_pit(), e.pcct().len_cs())
 }
 
-/// Each algorithm's lookups under every mode: the default, and two-stage with M = 1, whose
-/// Interests under /p1 (a real entry at M with MD 2) and /p2 (a virtual one, MD 3) go on with
-/// stage 2, through the speculative mode's stage-2 steps.
+/// Each algorithm's lookups under every mode: the default (binary search), longest-first
+/// (k = 5: its five-component names under /p0 and /p1 go through the speculative mode's step
+/// below the plan's head), and two-stage with M = 1, whose Interests under /p1 (a real entry at M with
+/// MD 2) and /p2 (a virtual one, MD 3) go on with stage 2, through the speculative mode's
+/// further steps.
 #[test]
 fn every_mode_forwards_identically() {
     let mut total = ndnfwd_fwd::counters::Counters::default();
@@ -195,7 +213,11 @@ fn every_mode_forwards_identically() {
         algorithm: LpmAlgorithm::TwoStage,
         m: 1,
     };
-    for lpm in [LpmConfig::default(), two_stage] {
+    let longest_first = LpmConfig {
+        algorithm: LpmAlgorithm::LongestFirst,
+        ..LpmConfig::default()
+    };
+    for lpm in [LpmConfig::default(), longest_first, two_stage] {
         for seed in 1..=12 {
             let reference = run(PrefetchMode::None, lpm, seed);
             total.add(&reference.1);

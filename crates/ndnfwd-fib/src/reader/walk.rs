@@ -79,6 +79,37 @@ impl Shared {
         }
     }
 
+    /// The speculative scan of a top-down plan's buckets at depths `top` down to `floor + 1`
+    /// (in cache by now): prefetches the entries behind the fingerprint matches of the first
+    /// bucket holding one and returns its depth and first match, or `floor` and none.
+    #[inline(always)]
+    pub(super) fn scan_down(&self, hashes: &PrefixHashes, top: usize, floor: usize) -> Hint {
+        let mut hint = Hint {
+            depth: floor,
+            first: None,
+        };
+        // A plain loop, as in `for_each_planned`.
+        let mut l = top;
+        while l > floor {
+            if let Some(h) = hashes.get(l) {
+                self.table.candidates(h, |i| {
+                    self.entries.prefetch(i);
+                    if hint.first.is_none() {
+                        hint = Hint {
+                            depth: l,
+                            first: Some(i),
+                        };
+                    }
+                });
+                if hint.first.is_some() {
+                    break;
+                }
+            }
+            l -= 1;
+        }
+        hint
+    }
+
     /// Depths and entry indices of the fingerprint matches in the buckets of the probe plan, in
     /// plan and chain order, up to the first bucket holding one for the top-down algorithms (a
     /// hint: may include other prefixes' entries and, after a fingerprint false positive or
