@@ -1,18 +1,18 @@
 //! The identity of a whole name ([`NameId`]): one name at a time, or several at once (AVX2,
 //! with AVX-512VL's rotates where the CPU has them) with the scalar path as fallback.
 //!
-//! SipHash is serial inside one message, but the Data names of a burst are independent: four
-//! of them are hashed side by side, each SipHash state word of the four names in one 256-bit
-//! register, so a compression or finalization round costs the 20 vector instructions of
-//! [`super::lanes`] for four names instead of 14 scalar ones for each (14 with AVX-512VL). Each lane absorbs its
-//! own name's words (one gather per word for all four); once the shortest name has no whole
-//! word left, a word step runs under a lane mask (the gather skips the lanes whose name is
-//! done, and a blend keeps their state), so every lane ends on its own name's last block. The
-//! last blocks come from one more gather when every name has a whole word (each name's last 8
-//! bytes, shifted), else the scalar way. Both output words are finalized in lanes. Results equal [`NameHasher::name_id`]'s bit for bit
-//! (same operations on the same words; tested). The instruction set is picked at run time
-//! ([`Simd::best`], kept by the hasher); without AVX2, and for a group of one name, each name is
-//! hashed the scalar way.
+//! SipHash is serial inside one message, but the Data names of a burst are independent: four of
+//! them are hashed side by side, each SipHash state word of the four names in one 256-bit register,
+//! so a compression or finalization round costs the 20 vector instructions of [`super::lanes`] (14
+//! with AVX-512VL's rotates) for four names instead of 14 scalar ones for each. Each lane absorbs
+//! its own name's words (one gather per word for all four); once the shortest name has no whole
+//! word left, a word step runs under a lane mask (the gather skips the lanes whose name is done,
+//! and a blend keeps their state), so every lane ends on its own name's last block. The last blocks
+//! come from one more gather when every name has a whole word (each name's last 8 bytes, shifted),
+//! else the scalar way. Both output words are finalized in lanes. Results equal
+//! [`NameHasher::name_id`]'s bit for bit (same operations on the same words; tested). The
+//! instruction set is picked at run time ([`Simd::best`], kept by the hasher); without AVX2, and
+//! for a group of one name, each name is hashed the scalar way.
 
 use super::simd::Simd;
 use super::{finish2, NameHasher, PrefixHashes, Sip, SipVariant};
