@@ -1,6 +1,7 @@
 //! One-pass prefix hashing against n independent hashes, for names of 4, 7, 15 and 40
 //! components of 8.8 bytes on average (the IRCache statistics of seed 000 Table 3), with both
-//! SipHash variants. Run: `cargo bench -p ndn-packet --bench name_hash`.
+//! SipHash variants, and the lanes' finalizations and identities (`NDNFWD_SIMD=avx2` or
+//! `scalar` caps their instruction set). Run: `cargo bench -p ndn-packet --bench name_hash`.
 // criterion_group! generates an undocumented pub fn.
 #![allow(missing_docs)]
 
@@ -43,6 +44,25 @@ fn bench(c: &mut Criterion) {
                     })
                 },
             );
+            // The lanes (`NDNFWD_SIMD=avx2` or `scalar` caps their instruction set): the walk
+            // alone, then the walk and both output words of every prefix finalized four at a
+            // time (as a lookup plan asks for them); the difference is the finalizations.
+            g.bench_with_input(
+                BenchmarkId::new(format!("{tag}/walk"), n),
+                &name,
+                |b, name| b.iter(|| hasher.hash_prefixes(black_box(name.as_ref()), &mut out)),
+            );
+            g.bench_with_input(
+                BenchmarkId::new(format!("{tag}/lanes"), n),
+                &name,
+                |b, name| {
+                    b.iter(|| {
+                        hasher.hash_prefixes(black_box(name.as_ref()), &mut out);
+                        out.finalize(1..=n);
+                        out.id128(n)
+                    })
+                },
+            );
             // Prefix boundaries are found outside the timed loop: only the hashing is compared.
             let prefixes: Vec<&[u8]> = (1..=n).map(|i| name.as_ref().prefix(i).value()).collect();
             g.bench_with_input(
@@ -57,6 +77,18 @@ fn bench(c: &mut Criterion) {
                 },
             );
         }
+        // The identities of four Data names side by side (`NameHasher::name_ids`, as the
+        // engine asks for them), names of 4 to 15 components.
+        let names = [4, 7, 15, 7].map(name_of);
+        let group: Vec<_> = names.iter().map(|n| (n.as_ref(), n.len())).collect();
+        g.throughput(Throughput::Elements(4));
+        g.bench_function(format!("{tag}/name_ids4"), |b| {
+            b.iter(|| {
+                let mut acc = 0;
+                hasher.name_ids(black_box(&group), |_, id| acc ^= id.hash());
+                acc
+            })
+        });
     }
     g.finish();
 }

@@ -27,6 +27,7 @@ use crate::DecodeError;
 mod ids;
 mod lanes;
 mod room;
+mod simd;
 mod slots;
 
 pub use ids::{NameId, ID_LANES};
@@ -209,6 +210,9 @@ pub struct PrefixHashes {
     /// Bit `i`: both output words of prefix `i` are cached.
     h2s: Cell<u64>,
     variant: SipVariant,
+    /// The lanes' path of the hasher that hashed the name ([`simd::Simd::best`] when it was
+    /// made): one the CPU runs.
+    simd: simd::Simd,
 }
 
 /// Bit `i` of `mask` (false past bit 63): a cache bit, set only below the name's length.
@@ -395,6 +399,8 @@ impl<const C: usize> NameVisitor for Absorber<'_, '_, C> {
 #[derive(Clone)]
 pub struct NameHasher {
     variant: SipVariant,
+    /// The lanes' path, [`simd::Simd::best`] when the hasher was made.
+    simd: simd::Simd,
     /// The keyed initial state (the key itself is not kept apart from it).
     root: Sip,
 }
@@ -419,6 +425,7 @@ impl NameHasher {
         let k1 = u64::from_le_bytes(k);
         Self {
             variant,
+            simd: simd::Simd::best(),
             root: Sip::new(k0, k1),
         }
     }
@@ -505,6 +512,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Option<NameRef<'a>> {
         out.variant = self.variant;
+        out.simd = self.simd;
         let words = room::Room::new(room, len)?;
         if len <= room::FITS_BYTES {
             self.walk_room::<C, true>(room, len, words, out)
@@ -522,6 +530,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.variant = self.variant;
+        out.simd = self.simd;
         let value = room.get(..len).ok_or(DecodeError::Truncated)?;
         self.scan_general::<C>(value, out)
     }

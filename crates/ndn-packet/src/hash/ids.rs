@@ -1,18 +1,20 @@
-//! The identity of a whole name ([`NameId`]): one name at a time, or several at once (AVX2)
-//! with the scalar path as fallback.
+//! The identity of a whole name ([`NameId`]): one name at a time, or several at once (AVX2,
+//! with AVX-512VL's rotates where the CPU has them) with the scalar path as fallback.
 //!
-//! SipHash is serial inside one message, but the Data names of a burst are independent: four
-//! of them are hashed side by side, each SipHash state word of the four names in one 256-bit
-//! register, so a compression or finalization round costs the 20 vector instructions of
-//! [`super::lanes`] for four names instead of 14 scalar ones for each. Each lane absorbs its
-//! own name's words (one gather per word for all four); once the shortest name has no whole
-//! word left, a word step runs under a lane mask (the gather skips the lanes whose name is
-//! done, and a blend keeps their state), so every lane ends on its own name's last block. The
-//! last blocks come from one more gather when every name has a whole word (each name's last 8
-//! bytes, shifted), else the scalar way. Both output words are finalized in lanes. Results equal [`NameHasher::name_id`]'s bit for bit
-//! (same operations on the same words; tested). AVX2 is detected at run time (a cached load);
-//! without it, and for a group of one name, each name is hashed the scalar way.
+//! SipHash is serial inside one message, but the Data names of a burst are independent: four of
+//! them are hashed side by side, each SipHash state word of the four names in one 256-bit register,
+//! so a compression or finalization round costs the 20 vector instructions of [`super::lanes`] (14
+//! with AVX-512VL's rotates) for four names instead of 14 scalar ones for each. Each lane absorbs
+//! its own name's words (one gather per word for all four); once the shortest name has no whole
+//! word left, a word step runs under a lane mask (the gather skips the lanes whose name is done,
+//! and a blend keeps their state), so every lane ends on its own name's last block. The last blocks
+//! come from one more gather when every name has a whole word (each name's last 8 bytes, shifted),
+//! else the scalar way. Both output words are finalized in lanes. Results equal
+//! [`NameHasher::name_id`]'s bit for bit (same operations on the same words; tested). The
+//! instruction set is picked at run time ([`Simd::best`], kept by the hasher); without AVX2, and
+//! for a group of one name, each name is hashed the scalar way.
 
+use super::simd::Simd;
 use super::{finish2, NameHasher, PrefixHashes, Sip, SipVariant};
 use crate::name::NameRef;
 
@@ -92,25 +94,44 @@ impl NameHasher {
     /// are hashed side by side; a forwarder decodes a group of Data and then asks for their
     /// identities together, `out` storing each one straight into its Data's view (no list of
     /// identities to copy from).
-    pub fn name_ids(&self, names: &[(NameRef<'_>, usize)], mut out: impl FnMut(usize, NameId)) {
-        #[cfg(target_arch = "x86_64")]
-        if names.len() > 1 && std::arch::is_x86_feature_detected!("avx2") {
-            #[allow(unsafe_code)]
-            // SAFETY: `avx2::name_ids` only needs the CPU to support AVX2, checked just above.
-            unsafe {
-                avx2::name_ids(self, names, out);
+    #[allow(unsafe_code)]
+    pub fn name_ids(&self, names: &[(NameRef<'_>, usize)], out: impl FnMut(usize, NameId)) {
+        // SAFETY: `self.simd` is `Simd::best`, a path the CPU runs.
+        unsafe { self.name_ids_with(self.simd, names, out) }
+    }
+
+    /// [`Self::name_ids`] on the path `simd`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU runs `simd` ([`Simd::runs`]).
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn name_ids_with(
+        &self,
+        simd: Simd,
+        names: &[(NameRef<'_>, usize)],
+        mut out: impl FnMut(usize, NameId),
+    ) {
+        match simd {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has AVX2, AVX-512F and AVX-512VL: the caller's contract.
+            Simd::Avx512 if names.len() > 1 => unsafe { x86::name_ids_avx512(self, names, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has AVX2: the caller's contract.
+            Simd::Avx2 if names.len() > 1 => unsafe { x86::name_ids_avx2(self, names, out) },
+            _ => {
+                for (i, &(name, components)) in names.iter().enumerate() {
+                    out(i, self.id_of_value(name.value(), components));
+                }
             }
-            return;
-        }
-        for (i, &(name, components)) in names.iter().enumerate() {
-            out(i, self.id_of_value(name.value(), components));
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod avx2 {
+mod x86 {
     use core::arch::x86_64::{
         __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_blendv_epi8, _mm256_cmpgt_epi64,
         _mm256_i64gather_epi64, _mm256_mask_i64gather_epi64, _mm256_or_si256,
@@ -119,29 +140,54 @@ mod avx2 {
         _mm256_sub_epi64, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
     };
 
-    use super::super::lanes::avx2::round;
+    use super::super::lanes::x86::{fold, round, Avx2, Avx512, Rotate};
     use super::super::{NameHasher, Sip, SipVariant};
     use super::NameId;
     use super::ID_LANES;
     use crate::name::NameRef;
 
-    /// [`NameHasher::name_ids`]: whole groups side by side; a last group of one name the
-    /// scalar way, of two or three with the padding lanes repeating its first name.
-    #[target_feature(enable = "avx2")]
-    pub(super) fn name_ids(
+    /// [`NameHasher::name_ids`]: whole groups side by side, rotating with `r`; a last group of
+    /// one name the scalar way, of two or three with the padding lanes repeating its first name.
+    #[inline(always)]
+    fn name_ids<R: Rotate>(
+        r: R,
         h: &NameHasher,
         names: &[(NameRef<'_>, usize)],
         out: impl FnMut(usize, NameId),
     ) {
-        match h.variant {
-            SipVariant::Sip13 => run::<1, 3>(h, names, out),
-            SipVariant::Sip24 => run::<2, 4>(h, names, out),
+        // SAFETY: a `Rotate` is made only where the CPU runs AVX2.
+        unsafe {
+            match h.variant {
+                SipVariant::Sip13 => run::<R, 1, 3>(r, h, names, out),
+                SipVariant::Sip24 => run::<R, 2, 4>(r, h, names, out),
+            }
         }
+    }
+
+    /// [`name_ids`] in AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn name_ids_avx2(
+        h: &NameHasher,
+        names: &[(NameRef<'_>, usize)],
+        out: impl FnMut(usize, NameId),
+    ) {
+        name_ids(Avx2::new(), h, names, out);
+    }
+
+    /// [`name_ids`] with AVX-512VL's rotates.
+    #[target_feature(enable = "avx2,avx512f,avx512vl")]
+    pub(super) fn name_ids_avx512(
+        h: &NameHasher,
+        names: &[(NameRef<'_>, usize)],
+        out: impl FnMut(usize, NameId),
+    ) {
+        name_ids(Avx512::new(), h, names, out);
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn run<const C: usize, const D: usize>(
+    fn run<R: Rotate, const C: usize, const D: usize>(
+        r: R,
         h: &NameHasher,
         names: &[(NameRef<'_>, usize)],
         mut out: impl FnMut(usize, NameId),
@@ -151,11 +197,11 @@ mod avx2 {
         // stack and read back, and `out` is passed as it is, so each lane's index is a
         // constant where it is called.
         if names.len() <= ID_LANES {
-            group::<C, D>(h, names, &mut out);
+            group::<R, C, D>(r, h, names, &mut out);
             return;
         }
         for (g, names) in names.chunks(ID_LANES).enumerate() {
-            group::<C, D>(h, names, &mut |k, id| out(g * ID_LANES + k, id));
+            group::<R, C, D>(r, h, names, &mut |k, id| out(g * ID_LANES + k, id));
         }
     }
 
@@ -163,7 +209,8 @@ mod avx2 {
     /// the scalar way, two or three with the padding lanes repeating the first.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn group<const C: usize, const D: usize>(
+    fn group<R: Rotate, const C: usize, const D: usize>(
+        r: R,
         h: &NameHasher,
         names: &[(NameRef<'_>, usize)],
         out: &mut impl FnMut(usize, NameId),
@@ -181,7 +228,7 @@ mod avx2 {
         let lanes = [a, b, c, d];
         // Written out: `lanes.map(..)` was an out-of-line `array::map` call here.
         let values = [a.0.value(), b.0.value(), c.0.value(), d.0.value()];
-        ids::<C, D>(&h.root, values, names.len(), |k, id| {
+        ids::<R, C, D>(r, &h.root, values, names.len(), |k, id| {
             if let Some(&(_, components)) = lanes.get(k) {
                 out(k, NameId { id, components });
             }
@@ -191,19 +238,12 @@ mod avx2 {
     /// [`Sip::compress`] of the four lanes' words `m`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn compress<const C: usize>(v: &mut [__m256i; 4], m: __m256i) {
+    fn compress<R: Rotate, const C: usize>(r: R, v: &mut [__m256i; 4], m: __m256i) {
         v[3] = _mm256_xor_si256(v[3], m);
         for _ in 0..C {
-            round(v);
+            round(r, v);
         }
         v[0] = _mm256_xor_si256(v[0], m);
-    }
-
-    /// The XOR of the four state words of each lane: an output word.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn fold([v0, v1, v2, v3]: [__m256i; 4]) -> __m256i {
-        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3))
     }
 
     /// The 128-bit identities (SipHash-128 from the keyed state `root`) of the four byte
@@ -211,7 +251,8 @@ mod avx2 {
     /// `out(k, id)` for each lane `k < used` (the others are a short group's padding).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn ids<const C: usize, const D: usize>(
+    fn ids<R: Rotate, const C: usize, const D: usize>(
+        r: R,
         root: &Sip,
         values: [&[u8]; 4],
         used: usize,
@@ -233,7 +274,7 @@ mod avx2 {
             // each lane reads bytes `8t..8t + 8` of its string, inside it since `8t + 8 <=
             // 8 * common <= values[k].len()`. The gather has no alignment rule.
             let m = unsafe { _mm256_i64gather_epi64::<1>(base.cast(), at) };
-            compress::<C>(&mut v, m);
+            compress::<R, C>(r, &mut v, m);
             at = _mm256_add_epi64(at, step);
         }
         let lens = _mm256_set_epi64x(
@@ -255,7 +296,7 @@ mod avx2 {
                 _mm256_mask_i64gather_epi64::<1>(_mm256_setzero_si256(), base.cast(), at, live)
             };
             let mut n = v;
-            compress::<C>(&mut n, m);
+            compress::<R, C>(r, &mut n, m);
             for (w, n) in v.iter_mut().zip(n) {
                 *w = _mm256_blendv_epi8(*w, n, live);
             }
@@ -274,15 +315,15 @@ mod avx2 {
             let last = |x: &[u8]| Sip::last_block(x, x.len() & !7, x.len()) as i64;
             _mm256_set_epi64x(last(d), last(c), last(b), last(a))
         };
-        compress::<C>(&mut v, m);
+        compress::<R, C>(r, &mut v, m);
         v[2] = _mm256_xor_si256(v[2], _mm256_set1_epi64x(0xee));
         for _ in 0..D {
-            round(&mut v);
+            round(r, &mut v);
         }
         let h1 = fold(v);
         v[1] = _mm256_xor_si256(v[1], _mm256_set1_epi64x(0xdd));
         for _ in 0..D {
-            round(&mut v);
+            round(r, &mut v);
         }
         let h2 = fold(v);
         // Lane `k`'s identity is `h2[k] << 64 | h1[k]`: the little-endian pair (h1[k], h2[k]).
