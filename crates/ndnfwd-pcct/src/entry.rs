@@ -21,7 +21,7 @@
 //! the CS entry of a longer Data name, so a CanBePrefix Interest for that prefix finds the Data
 //! with one lookup (NDN-DPDK). The compile-time asserts below pin the documented sizes.
 
-use core::mem::size_of;
+use core::mem::{offset_of, size_of};
 
 use crate::list::{Link, Linked, NIL};
 use ndn_packet::LpToken;
@@ -212,10 +212,28 @@ impl OutRecord {
 /// A PIT entry: its first records and all its bookkeeping in two aligned cache lines (the
 /// fields add up to 116 bytes; the timer wheel's links live in the wheel, one 16-byte node per
 /// PIT slot). Records past the first live in the tail block.
+///
+/// The fields are in a fixed order (`repr(C)`): the first line holds what the usual Data that
+/// satisfies the entry reads (its one in-record, the record counts, the tail and the
+/// CanBePrefix count, [`PIT_DATA_LINE`]), the second what only Interests, Nacks and expiry
+/// read (the first out-record, the times, the owning key). So the Data's prefetch and its
+/// satisfy and release touch one line of a PIT entry far away in memory, not two.
+///
+/// ```text
+/// line 0: ins[0] (56) | tail (4) | n_in | n_cbp | n_out | must_be_fresh
+/// line 1: outs[0] (24) | expiry | last_tx | suppress | key (4) | 12 spare
+/// ```
 #[derive(Debug, Clone, Copy)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 pub(crate) struct PitEntry {
     pub(crate) ins: [InRecord; IN_HEAD],
+    /// Tail block (records 2 to 4), [`NIL`] when none.
+    pub(crate) tail: u32,
+    pub(crate) n_in: u8,
+    /// In-records with CanBePrefix.
+    pub(crate) n_cbp: u8,
+    pub(crate) n_out: u8,
+    pub(crate) must_be_fresh: bool,
     pub(crate) outs: [OutRecord; OUT_HEAD],
     /// When the last in-record expires (max over in-records).
     pub(crate) expiry: u64,
@@ -225,14 +243,11 @@ pub(crate) struct PitEntry {
     pub(crate) suppress: u64,
     /// Owning PCC entry.
     pub(crate) key: u32,
-    /// Tail block (records 2 to 4), [`NIL`] when none.
-    pub(crate) tail: u32,
-    pub(crate) n_in: u8,
-    pub(crate) n_out: u8,
-    /// In-records with CanBePrefix.
-    pub(crate) n_cbp: u8,
-    pub(crate) must_be_fresh: bool,
 }
+
+/// Bytes at the start of a [`PitEntry`] that the exact-token Data reads (its first line):
+/// the first in-record, the tail and the in-record and CanBePrefix counts.
+pub(crate) const PIT_DATA_LINE: usize = 64;
 
 impl PitEntry {
     pub(crate) fn new(key: u32, must_be_fresh: bool, suppress: u64) -> Self {
@@ -360,6 +375,13 @@ const _: () = assert!(size_of::<InRecord>() == 56);
 const _: () = assert!(size_of::<OutRecord>() == 24);
 const _: () = assert!(size_of::<PitEntry>() <= PIT_ENTRY_BYTES);
 const _: () = assert!(core::mem::align_of::<PitEntry>() == 64);
+// What the exact-token Data reads of a PIT entry lies in its first line (see `PitEntry`).
+const _: () =
+    assert!(offset_of!(PitEntry, ins) + size_of::<[InRecord; IN_HEAD]>() <= PIT_DATA_LINE);
+const _: () = assert!(offset_of!(PitEntry, tail) + size_of::<u32>() <= PIT_DATA_LINE);
+const _: () = assert!(offset_of!(PitEntry, n_in) < PIT_DATA_LINE);
+const _: () = assert!(offset_of!(PitEntry, n_cbp) < PIT_DATA_LINE);
+const _: () = assert!(offset_of!(PitEntry, outs) == PIT_DATA_LINE);
 const _: () = assert!(size_of::<CsEntry>() <= CS_ENTRY_BYTES);
 const _: () = assert!(MAX_IN_RECORDS <= u8::MAX as usize && MAX_OUT_RECORDS <= u8::MAX as usize);
 
