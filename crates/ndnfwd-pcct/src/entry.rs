@@ -5,7 +5,7 @@
 //!                           |-- pit[0] (MustBeFresh=0) --> PitEntry (128 B): 1 in- + 1 out-record
 //!                           |-- pit[1] (MustBeFresh=1) --> PitEntry  `-- tail --> Tail (248 B):
 //!                           |                                 3 + 3 more `-- ext --> Ext (pool)
-//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (80 B), Bytes
+//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (64 B), Bytes
 //! ```
 //!
 //! A PIT entry is two cache lines, aligned: its first in-record, first out-record and every
@@ -56,7 +56,8 @@ pub const PCC_ENTRY_BYTES: usize = 48;
 /// Upper bound of `size_of::<PitEntry>()` (128 bytes on 64-bit targets: two cache lines; a
 /// tail block of 248 bytes is reserved beside each).
 pub const PIT_ENTRY_BYTES: usize = 128;
-/// Upper bound of `size_of::<CsEntry>()`, payload excluded (80 bytes on 64-bit targets).
+/// Upper bound of `size_of::<CsEntry>()`, payload and digest excluded (64 bytes on 64-bit
+/// targets: one aligned line).
 pub const CS_ENTRY_BYTES: usize = 128;
 
 /// The key carries a forwarding-hint hash.
@@ -336,13 +337,17 @@ pub(crate) const B2: usize = 3;
 /// A CS entry: a cached Data (or, for ARC, the ghost of an evicted one). Its Data TLV is not
 /// here but at the same index of `Pcct::cs_data` (`None` for an ARC ghost): without it the
 /// entry is `Copy`, so the policy lists reach their entries without the arena's occupancy check
-/// ([`Linked::entry_mut`] below, [`Arena::get_live`]).
+/// ([`Linked::entry_mut`] below, [`Arena::get_live`]). Its implicit digest, rarely known, is
+/// at the same index of `Pcct::cs_digests` when [`CsEntry::has_digest`] says so.
+///
+/// One aligned cache line (42 bytes used): a recycle, which reads and rewrites the LRU
+/// victim's entry on nearly every Data a full CS takes, touches one line far away in memory,
+/// not the two an unaligned or longer entry spans.
 ///
 /// [`Arena::get_live`]: ndnfwd_table::Arena::get_live
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 pub(crate) struct CsEntry {
-    /// Implicit digest, filled on first use.
-    pub(crate) digest: Option<[u8; 32]>,
     /// Fresh while `now < fresh_until`.
     pub(crate) fresh_until: u64,
     pub(crate) link: Link,
@@ -354,6 +359,8 @@ pub(crate) struct CsEntry {
     pub(crate) indirect: [u32; MAX_INDIRECT],
     /// Policy list ([`T1`], [`T2`], [`B1`], [`B2`]).
     pub(crate) list: u8,
+    /// The implicit digest is known (filled on first use): `Pcct::cs_digests` holds it.
+    pub(crate) has_digest: bool,
 }
 
 impl Linked for CsEntry {
@@ -383,6 +390,7 @@ const _: () = assert!(offset_of!(PitEntry, n_in) < PIT_DATA_LINE);
 const _: () = assert!(offset_of!(PitEntry, n_cbp) < PIT_DATA_LINE);
 const _: () = assert!(offset_of!(PitEntry, outs) == PIT_DATA_LINE);
 const _: () = assert!(size_of::<CsEntry>() <= CS_ENTRY_BYTES);
+const _: () = assert!(size_of::<CsEntry>() == 64 && core::mem::align_of::<CsEntry>() == 64);
 const _: () = assert!(MAX_IN_RECORDS <= u8::MAX as usize && MAX_OUT_RECORDS <= u8::MAX as usize);
 
 #[cfg(test)]
@@ -397,7 +405,7 @@ mod tests {
         assert_eq!(size_of::<PccEntry>(), 48);
         assert_eq!(size_of::<PitEntry>(), 128);
         assert_eq!(size_of::<Tail>(), 248);
-        assert_eq!(size_of::<CsEntry>(), 80);
+        assert_eq!(size_of::<CsEntry>(), 64);
         assert_eq!(size_of::<Ext>(), 960);
     }
 }
