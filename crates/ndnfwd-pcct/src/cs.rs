@@ -36,20 +36,6 @@ pub(crate) enum ArcPending {
     },
 }
 
-/// Records `digest` as the implicit digest of CS entry `c` (`e`), or that none is known: the
-/// bytes go to `digests` (`Pcct::cs_digests`) only when there are some, so the usual Data,
-/// whose digest nobody computed, writes the entry's flag alone.
-#[inline(always)]
-fn put_digest(e: &mut CsEntry, digests: &mut [[u8; 32]], c: u32, digest: Option<&[u8; 32]>) {
-    e.has_digest = match (digest, digests.get_mut(c as usize)) {
-        (Some(x), Some(slot)) => {
-            *slot = *x;
-            true
-        }
-        _ => false,
-    };
-}
-
 /// The Name of a Data TLV.
 fn data_name(wire: &[u8]) -> Option<NameRef<'_>> {
     let data = tlv::Reader::new(wire).read().ok()?;
@@ -114,12 +100,10 @@ impl Pcct {
     /// The implicit digest of resident CS entry `c`, computed once.
     fn cs_digest(&mut self, c: u32) -> Option<[u8; 32]> {
         let e = self.cs.get_mut(c)?;
-        let slot = self.cs_digests.get_mut(c as usize)?;
-        if !e.has_digest {
-            *slot = sha256(self.cs_data.get(c as usize)?.as_ref()?);
-            e.has_digest = true;
+        if e.digest.is_none() {
+            e.digest = Some(sha256(self.cs_data.get(c as usize)?.as_ref()?));
         }
-        Some(*slot)
+        e.digest
     }
 
     fn move_to(&mut self, c: u32, from: usize, to: usize) {
@@ -186,7 +170,7 @@ impl Pcct {
             self.cs_bytes -= u64::from(if was_ghost { 0 } else { entry.size });
             self.cs_bytes += u64::from(size);
             entry.size = size;
-            put_digest(entry, &mut self.cs_digests, c, digest);
+            entry.digest = digest.copied();
             entry.fresh_until = fresh_until;
             let list = usize::from(entry.list);
             match self.cfg.cs_policy {
@@ -216,20 +200,16 @@ impl Pcct {
         digest: Option<&[u8; 32]>,
         fresh_until: u64,
     ) -> Option<u32> {
-        // Built in the slot: a CS entry is a whole line.
+        // Built in the slot: a CS entry is 80 bytes.
         let c = self.cs.alloc_with(|| CsEntry {
+            digest: digest.copied(),
             fresh_until,
             link: Link::UNLINKED,
             key: k,
             size,
             indirect: [NIL; MAX_INDIRECT],
             list: T1 as u8,
-            // Every CS slot has its digest slot.
-            has_digest: digest.is_some(),
         })?;
-        if let (Some(x), Some(slot)) = (digest, self.cs_digests.get_mut(c as usize)) {
-            *slot = *x;
-        }
         let data = Some(Bytes::clone(wire));
         let n = self.cs_data.len();
         match self.cs_data.get_mut(c as usize) {
@@ -292,7 +272,12 @@ impl Pcct {
         }
         self.cs_bytes += u64::from(size);
         e.size = size;
-        put_digest(e, &mut self.cs_digests, v, digest);
+        // Usually `None`: a store of the tag alone. Written as two stores, since
+        // `digest.copied()` copies the 32 bytes behind the tag whichever it is.
+        match digest {
+            Some(x) => e.digest = Some(*x),
+            None => e.digest = None,
+        }
         e.fresh_until = fresh_until;
         e.key = k;
         // The victim is the front, and T1 is a ring: moving it to the back is a rotation, no
@@ -414,7 +399,7 @@ impl Pcct {
         if let Some(d) = self.cs_data.get_mut(c as usize) {
             *d = None;
         }
-        e.has_digest = false;
+        e.digest = None;
         self.cs_bytes -= u64::from(core::mem::take(&mut e.size));
         self.move_to(c, from, to);
         self.counters.evictions += 1;

@@ -5,7 +5,7 @@
 //!                           |-- pit[0] (MustBeFresh=0) --> PitEntry (128 B): 1 in- + 1 out-record
 //!                           |-- pit[1] (MustBeFresh=1) --> PitEntry  `-- tail --> Tail (248 B):
 //!                           |                                 3 + 3 more `-- ext --> Ext (pool)
-//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (64 B), Bytes
+//!                           `-- cs (direct, indirect or ARC ghost) --> CsEntry (80 B), Bytes
 //! ```
 //!
 //! A PIT entry is two cache lines, aligned: its first in-record, first out-record and every
@@ -21,7 +21,7 @@
 //! the CS entry of a longer Data name, so a CanBePrefix Interest for that prefix finds the Data
 //! with one lookup (NDN-DPDK). The compile-time asserts below pin the documented sizes.
 
-use core::mem::{offset_of, size_of};
+use core::mem::size_of;
 
 use crate::list::{Link, Linked, NIL};
 use ndn_packet::LpToken;
@@ -56,8 +56,7 @@ pub const PCC_ENTRY_BYTES: usize = 48;
 /// Upper bound of `size_of::<PitEntry>()` (128 bytes on 64-bit targets: two cache lines; a
 /// tail block of 248 bytes is reserved beside each).
 pub const PIT_ENTRY_BYTES: usize = 128;
-/// Upper bound of `size_of::<CsEntry>()`, payload and digest excluded (64 bytes on 64-bit
-/// targets: one aligned line).
+/// Upper bound of `size_of::<CsEntry>()`, payload excluded (80 bytes on 64-bit targets).
 pub const CS_ENTRY_BYTES: usize = 128;
 
 /// The key carries a forwarding-hint hash.
@@ -213,28 +212,10 @@ impl OutRecord {
 /// A PIT entry: its first records and all its bookkeeping in two aligned cache lines (the
 /// fields add up to 116 bytes; the timer wheel's links live in the wheel, one 16-byte node per
 /// PIT slot). Records past the first live in the tail block.
-///
-/// The fields are in a fixed order (`repr(C)`): the first line holds what the usual Data that
-/// satisfies the entry reads (its one in-record, the record counts, the tail and the
-/// CanBePrefix count, [`PIT_DATA_LINE`]), the second what only Interests, Nacks and expiry
-/// read (the first out-record, the times, the owning key). So the Data's prefetch and its
-/// satisfy and release touch one line of a PIT entry far away in memory, not two.
-///
-/// ```text
-/// line 0: ins[0] (56) | tail (4) | n_in | n_cbp | n_out | must_be_fresh
-/// line 1: outs[0] (24) | expiry | last_tx | suppress | key (4) | 12 spare
-/// ```
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
+#[repr(align(64))]
 pub(crate) struct PitEntry {
     pub(crate) ins: [InRecord; IN_HEAD],
-    /// Tail block (records 2 to 4), [`NIL`] when none.
-    pub(crate) tail: u32,
-    pub(crate) n_in: u8,
-    /// In-records with CanBePrefix.
-    pub(crate) n_cbp: u8,
-    pub(crate) n_out: u8,
-    pub(crate) must_be_fresh: bool,
     pub(crate) outs: [OutRecord; OUT_HEAD],
     /// When the last in-record expires (max over in-records).
     pub(crate) expiry: u64,
@@ -244,11 +225,14 @@ pub(crate) struct PitEntry {
     pub(crate) suppress: u64,
     /// Owning PCC entry.
     pub(crate) key: u32,
+    /// Tail block (records 2 to 4), [`NIL`] when none.
+    pub(crate) tail: u32,
+    pub(crate) n_in: u8,
+    pub(crate) n_out: u8,
+    /// In-records with CanBePrefix.
+    pub(crate) n_cbp: u8,
+    pub(crate) must_be_fresh: bool,
 }
-
-/// Bytes at the start of a [`PitEntry`] that the exact-token Data reads (its first line):
-/// the first in-record, the tail and the in-record and CanBePrefix counts.
-pub(crate) const PIT_DATA_LINE: usize = 64;
 
 impl PitEntry {
     pub(crate) fn new(key: u32, must_be_fresh: bool, suppress: u64) -> Self {
@@ -337,17 +321,13 @@ pub(crate) const B2: usize = 3;
 /// A CS entry: a cached Data (or, for ARC, the ghost of an evicted one). Its Data TLV is not
 /// here but at the same index of `Pcct::cs_data` (`None` for an ARC ghost): without it the
 /// entry is `Copy`, so the policy lists reach their entries without the arena's occupancy check
-/// ([`Linked::entry_mut`] below, [`Arena::get_live`]). Its implicit digest, rarely known, is
-/// at the same index of `Pcct::cs_digests` when [`CsEntry::has_digest`] says so.
-///
-/// One aligned cache line (42 bytes used): a recycle, which reads and rewrites the LRU
-/// victim's entry on nearly every Data a full CS takes, touches one line far away in memory,
-/// not the two an unaligned or longer entry spans.
+/// ([`Linked::entry_mut`] below, [`Arena::get_live`]).
 ///
 /// [`Arena::get_live`]: ndnfwd_table::Arena::get_live
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
 pub(crate) struct CsEntry {
+    /// Implicit digest, filled on first use.
+    pub(crate) digest: Option<[u8; 32]>,
     /// Fresh while `now < fresh_until`.
     pub(crate) fresh_until: u64,
     pub(crate) link: Link,
@@ -359,8 +339,6 @@ pub(crate) struct CsEntry {
     pub(crate) indirect: [u32; MAX_INDIRECT],
     /// Policy list ([`T1`], [`T2`], [`B1`], [`B2`]).
     pub(crate) list: u8,
-    /// The implicit digest is known (filled on first use): `Pcct::cs_digests` holds it.
-    pub(crate) has_digest: bool,
 }
 
 impl Linked for CsEntry {
@@ -382,15 +360,7 @@ const _: () = assert!(size_of::<InRecord>() == 56);
 const _: () = assert!(size_of::<OutRecord>() == 24);
 const _: () = assert!(size_of::<PitEntry>() <= PIT_ENTRY_BYTES);
 const _: () = assert!(core::mem::align_of::<PitEntry>() == 64);
-// What the exact-token Data reads of a PIT entry lies in its first line (see `PitEntry`).
-const _: () =
-    assert!(offset_of!(PitEntry, ins) + size_of::<[InRecord; IN_HEAD]>() <= PIT_DATA_LINE);
-const _: () = assert!(offset_of!(PitEntry, tail) + size_of::<u32>() <= PIT_DATA_LINE);
-const _: () = assert!(offset_of!(PitEntry, n_in) < PIT_DATA_LINE);
-const _: () = assert!(offset_of!(PitEntry, n_cbp) < PIT_DATA_LINE);
-const _: () = assert!(offset_of!(PitEntry, outs) == PIT_DATA_LINE);
 const _: () = assert!(size_of::<CsEntry>() <= CS_ENTRY_BYTES);
-const _: () = assert!(size_of::<CsEntry>() == 64 && core::mem::align_of::<CsEntry>() == 64);
 const _: () = assert!(MAX_IN_RECORDS <= u8::MAX as usize && MAX_OUT_RECORDS <= u8::MAX as usize);
 
 #[cfg(test)]
@@ -405,7 +375,7 @@ mod tests {
         assert_eq!(size_of::<PccEntry>(), 48);
         assert_eq!(size_of::<PitEntry>(), 128);
         assert_eq!(size_of::<Tail>(), 248);
-        assert_eq!(size_of::<CsEntry>(), 64);
+        assert_eq!(size_of::<CsEntry>(), 80);
         assert_eq!(size_of::<Ext>(), 960);
     }
 }

@@ -131,10 +131,6 @@ pub struct Pcct {
     /// apart from the entry so that the entry is `Copy` (see [`CsEntry`]). Reserved for every CS
     /// slot up front and grown only as far as the arena has handed slots out.
     pub(crate) cs_data: Vec<Option<Bytes>>,
-    /// The implicit digest of CS entry `i` at index `i`, valid when its
-    /// [`CsEntry::has_digest`]: apart from the entry, which then fits one line (most cached
-    /// Data never need their digest). Mapped for every CS slot, resident as it is written.
-    pub(crate) cs_digests: ZeroedSlice<[u8; 32]>,
     /// Policy lists: LRU and FIFO use `T1` only; ARC uses all four.
     pub(crate) lists: [Ring; 4],
     /// ARC's target size of T1.
@@ -203,7 +199,6 @@ impl Pcct {
                     .map_err(|_| NewError::TooLarge)?;
                 v
             },
-            cs_digests: ZeroedSlice::new(cs_slots as usize)?,
             lists: [Ring::EMPTY; 4],
             arc_p: 0,
             arc_pending: ArcPending::None,
@@ -266,7 +261,6 @@ impl Pcct {
             + self.pools.memory_bytes()
             + self.cs.memory_bytes()
             + self.cs_data.capacity() * core::mem::size_of::<Option<Bytes>>()
-            + self.cs_digests.len() * 32
             + self.gens.len() * 4
             + self.wheel.memory_bytes()
     }

@@ -8,7 +8,7 @@ use ndn_packet::NameId;
 use ndnfwd_table::prefetch_read;
 
 use crate::api::{DataInfo, DataOutcome, Downstream, InterestInfo, InterestOutcome};
-use crate::entry::{key_hash, PIT_DATA_LINE};
+use crate::entry::key_hash;
 use crate::list::NIL;
 use crate::pcct::{DataArrival, InterestArrival, Pcct, BURST_GROUP};
 use crate::token::RxToken;
@@ -89,10 +89,10 @@ impl Pcct {
     }
 
     /// Speculative step for a Data (call it one step after [`Pcct::prefetch_data_name`] with
-    /// the same token, once the key is in cache): prefetches the PIT parts (their first line,
-    /// [`PIT_DATA_LINE`]: all the usual Data reads when it satisfies and frees one; the second
-    /// holds what only Interests, Nacks and expiry read) and the CS part of the key our token
-    /// names. Reads only that key; never changes an outcome, whatever the token.
+    /// the same token, once the key is in cache): prefetches the PIT parts (every line: the
+    /// in-records, expiry and bookkeeping are all read when they are satisfied and freed) and
+    /// the CS part of the key our token names. Reads only that key; never changes
+    /// an outcome, whatever the token.
     #[inline]
     pub fn prefetch_data_entries(&self, token: RxToken) {
         let key = token
@@ -101,7 +101,7 @@ impl Pcct {
             .and_then(|t| self.keys.get(t.index()));
         if let Some(e) = key {
             for p in e.pit.into_iter().filter(|&p| p != NIL) {
-                self.pits.prefetch_head(p, PIT_DATA_LINE);
+                self.pits.prefetch_lines(p);
             }
             if e.cs != NIL {
                 self.cs.prefetch_value(e.cs);

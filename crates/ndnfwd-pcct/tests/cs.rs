@@ -474,38 +474,6 @@ fn full_cs_insert_replaces_the_victim_in_one_step() {
     }
 }
 
-/// The implicit digest a CS entry computed for one Data is not the next one's: a full CS
-/// hands the victim's slot (whose digest a digest Interest computed) to a new Data, and a
-/// digest Interest then finds the new Data by its own digest and nothing by the old one.
-#[test]
-fn a_recycled_slot_forgets_the_victims_digest() {
-    for policy in [CsPolicy::Lru, CsPolicy::Fifo] {
-        let mut p = pcct(PcctConfig {
-            cs_capacity_packets: 1,
-            cs_policy: policy,
-            unsolicited: UnsolicitedPolicy::AdmitAll,
-            ..PcctConfig::default()
-        });
-        let (a, b) = (name("/g/a"), name("/g/b"));
-        let (wa, wb) = (data_wire(&a, b"first"), data_wire(&b, b"second"));
-        let (fa, fb) = (full_name(&a, &wa), full_name(&b, &wb));
-        let (ha, hb, hfa, hfb) = (hashes(&a), hashes(&b), hashes(&fa), hashes(&fb));
-        let mut out = vec![];
-        p.on_data(0, &data(&a, &ha, &wa, 0), 9, None, true, &mut out);
-        assert!(is_hit(&p.on_interest(1, &interest(&fa, &hfa, 1), 1)));
-        p.on_data(2, &data(&b, &hb, &wb, 0), 9, None, true, &mut out);
-        assert_eq!((p.len_cs(), p.counters().evictions), (1, 1), "{policy:?}");
-        assert!(!is_hit(&p.on_interest(3, &interest(&fa, &hfa, 2), 2)));
-        assert!(is_hit(&p.on_interest(4, &interest(&fb, &hfb, 3), 3)));
-        // A digest carried in with the Data is kept as well (the next one's slot again).
-        let mut d = data(&a, &ha, &wa, 0);
-        d.digest = Some(digest(&wa));
-        p.on_data(5, &d, 9, None, true, &mut out);
-        assert!(is_hit(&p.on_interest(6, &interest(&fa, &hfa, 4), 4)));
-        assert!(!is_hit(&p.on_interest(7, &interest(&fb, &hfb, 5), 5)));
-    }
-}
-
 #[test]
 fn arc_keeps_frequent_entries_through_a_scan() {
     let hot: Vec<_> = (0..4).map(|i| name(&format!("/hot/{i}"))).collect();

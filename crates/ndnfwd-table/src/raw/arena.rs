@@ -243,21 +243,6 @@ impl<T> Arena<T> {
         }
     }
 
-    /// Prefetches the lines of the first `bytes` bytes of the slot of `i` (any `i`; out of range
-    /// is harmless), for a value over one line long whose user reads only its head (the lines
-    /// are counted as in [`Arena::prefetch_lines`]).
-    #[inline]
-    pub fn prefetch_head(&self, i: u32, bytes: usize) {
-        let first = self.values().wrapping_add(i as usize).cast::<u8>();
-        let n = bytes.min(size_of::<T>());
-        for l in 0..n.div_ceil(64) {
-            prefetch_read(first.wrapping_add(l << 6));
-        }
-        if align_of::<T>() % 64 != 0 || n % 64 != 0 {
-            prefetch_read(first.wrapping_add(n.saturating_sub(1)));
-        }
-    }
-
     /// The slot the next allocation takes (the top of the free stack, else the next never-used
     /// slot), `None` when full: a caller that will allocate soon prefetches it, so that writing
     /// the new value does not wait for its lines.
@@ -543,8 +528,6 @@ mod tests {
         a.prefetch_value(u32::MAX);
         a.prefetch_lines(i);
         a.prefetch_lines(u32::MAX);
-        a.prefetch_head(i, 64);
-        a.prefetch_head(u32::MAX, 64);
         assert_eq!(a.get(i).map(|v| v[3]), Some(7));
         assert_eq!(a.next_free(), Some(i + 1), "never-used slots in order");
         let j = a.alloc([8; 8]).unwrap();
