@@ -296,35 +296,40 @@ impl Pcct {
         self.counters.evictions += 1;
         if self.prefetch {
             if let Some(e1) = self.cs.get_live(v1) {
-                self.prefetch_victims(e1.key, e1.link.next);
+                self.prefetch_victims(e1.link.next);
             }
         }
         Some(v)
     }
 
     /// Starts fetching what the next recycles will touch, a pipeline along the front of T1
-    /// (`v1`, then `v2`, `v3`): each step reads only lines the step before fetched. The next
-    /// recycle takes `v1` (its entry fetched two recycles ago), frees `v1`'s key `k1` (fetched
-    /// one ago) from its bucket (fetched here) and unlinks it before `v2` (entry fetched one
-    /// ago); here `v2`'s key, generation and Data handle and `v3`'s entry start. On a CS far
-    /// larger than the caches each of those is otherwise a miss in a chain of dependent misses
-    /// per Data. `v1` is the front of T1 (the recycle just rotated the old front behind it);
-    /// `k1` and `v2` are its key and next link. A CS entry's key is live and T1's entries are
-    /// CS entries, so neither is read with the occupancy check.
+    /// (`v1` to `v4`): each step reads only lines a step before fetched. The next recycle
+    /// takes `v1`; the one after it `v2`, whose key `k2` (fetched one recycle ago) is freed
+    /// from its bucket, fetched here: two recycles ahead, since a bucket is a random line of
+    /// a table far larger than the caches and one Data's work is about one DRAM latency. Here
+    /// also `v3`'s entry (fetched one ago) is read, its key, generation and Data handle start,
+    /// and `v4`'s entry. On a CS far larger than the caches each of those is otherwise a miss
+    /// in a chain of dependent misses per Data. `v2` is the link after `v1`, the front of T1
+    /// (the recycle just rotated the old front behind it). A CS entry's key is live and T1's
+    /// entries are CS entries, so neither is read with the occupancy check.
     /// Inlined into the recycle, which runs it for every Data a full CS takes.
     #[inline(always)]
-    fn prefetch_victims(&self, k1: u32, v2: u32) {
-        if let Some(k1) = self.keys.get_live(k1) {
-            self.table.prefetch(k1.hash());
-        }
+    fn prefetch_victims(&self, v2: u32) {
         let Some(e2) = self.cs.get_live(v2) else {
             return;
         };
-        self.keys.prefetch_value(e2.key);
-        prefetch_read(self.gens.as_ptr().wrapping_add(e2.key as usize));
-        // `v2`'s Data handle, which its recycle replaces (it lives beside the entry).
-        prefetch_read(self.cs_data.as_ptr().wrapping_add(v2 as usize));
-        self.cs.prefetch_value(e2.link.next);
+        if let Some(k2) = self.keys.get_live(e2.key) {
+            self.table.prefetch(k2.hash());
+        }
+        let v3 = e2.link.next;
+        let Some(e3) = self.cs.get_live(v3) else {
+            return;
+        };
+        self.keys.prefetch_value(e3.key);
+        prefetch_read(self.gens.as_ptr().wrapping_add(e3.key as usize));
+        // `v3`'s Data handle, which its recycle replaces (it lives beside the entry).
+        prefetch_read(self.cs_data.as_ptr().wrapping_add(v3 as usize));
+        self.cs.prefetch_value(e3.link.next);
     }
 
     /// ARC case IV: `x` is new. Decide the trimming as if before insertion, then file in T1.
