@@ -438,8 +438,8 @@ impl FibReader {
 
     /// The speculative steps after [`FibReader::prefetch_entries`] of a top-down lookup whose
     /// scan left memory the lookup would miss on: called once a step,
-    /// [`FibReader::speculative_steps`] steps in a row, with the hint of the same name (then, as it is, for [`FibReader::lookup_with`]). Each
-    /// call updates `hint` in place.
+    /// [`FibReader::speculative_steps`] steps in a row, with the hint of the same name (then,
+    /// as it is, for [`FibReader::lookup_with`]). Each call updates `hint` in place.
     ///
     /// - No candidate in the plan's head (longest-first, or two-stage with M above
     ///   `PLAN_HEAD`): one step scans the rest of the plan's buckets, prefetched by

@@ -203,9 +203,9 @@ fn run(
 
 /// Each algorithm's lookups under every mode: the default (binary search), longest-first
 /// (k = 5: its five-component names under /p0 and /p1 go through the speculative mode's step
-/// below the plan's head), and two-stage with M = 1, whose Interests under /p1 (a real entry at M with
-/// MD 2) and /p2 (a virtual one, MD 3) go on with stage 2, through the speculative mode's
-/// further steps.
+/// below the plan's head), and two-stage with M = 1, whose Interests under /p1 (a real entry
+/// at M with MD 2) and /p2 (a virtual one, MD 3) go on with stage 2, through the speculative
+/// mode's further steps.
 #[test]
 fn every_mode_forwards_identically() {
     let mut total = ndnfwd_fwd::counters::Counters::default();
