@@ -198,7 +198,7 @@ impl IoStage {
             match worker {
                 Some(w) if self.direct_ok(w) => {
                     add(&self.stats.direct_packets, n as u64);
-                    w.forward_direct(now, &self.rx, self.index, &mut self.direct);
+                    w.forward_direct(now, &mut self.rx, self.index, &mut self.direct);
                     self.rx.clear();
                 }
                 _ => {

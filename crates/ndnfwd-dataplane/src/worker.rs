@@ -251,7 +251,7 @@ impl WorkerStage {
         if self.burst.is_empty() {
             return;
         }
-        self.engine.process(now, &self.burst, &mut self.out);
+        self.engine.process(now, &mut self.burst, &mut self.out);
         self.burst.clear();
         WorkerStats::bump(&self.stats.bursts);
         let mut out = core::mem::take(&mut self.out);
@@ -270,7 +270,7 @@ impl WorkerStage {
     pub(crate) fn forward_direct(
         &mut self,
         now: u64,
-        burst: &[RxPacket],
+        burst: &mut [RxPacket],
         local: u8,
         out: &mut TxBurst,
     ) {

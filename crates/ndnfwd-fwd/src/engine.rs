@@ -247,6 +247,9 @@ pub(crate) struct Core {
     /// ([`FibHint::NONE`] in the other modes; a stale value under a packet of another kind),
     /// for its lookup.
     pub(crate) fib_hint: FibHint,
+    /// The index in the burst of the packet in the pipelines (set by the burst loop with
+    /// [`Core::fib_hint`]): a packet sending its bytes names it ([`crate::out::Wire`]).
+    pub(crate) at: usize,
     pub(crate) expired: Vec<Expired>,
     /// Scratch for `Pcct::purge_face` (entries left without a pending upstream; they expire).
     orphans: Vec<PitHandle>,
@@ -302,6 +305,7 @@ impl Engine {
             nexthops: Hops::EMPTY,
             fh_hashes: PrefixHashes::with_capacity(16),
             fib_hint: FibHint::NONE,
+            at: 0,
             expired: Vec::with_capacity(256),
             orphans: Vec::new(),
             actions: Actions::new(),
@@ -491,10 +495,13 @@ impl Engine {
 
     /// Processes a burst received at `now`, appending the packets to send to `out` (which the
     /// caller clears and reuses; dropping sent packets before the next burst lets the engine
-    /// recycle its Interest buffers). Out of line: one call per burst, and the unit profilers
-    /// and the callgrind recipe measure (`--toggle-collect`).
+    /// recycle its Interest buffers). A received packet sent on with the bytes it arrived with
+    /// gives them up: afterwards its [`RxPacket::wire`] is empty, one packet sent holding its
+    /// buffer (no reference-count update; the others sending the same bytes share it), and
+    /// the packets not sent that way keep theirs. Out of line: one call per burst, and the
+    /// unit profilers and the callgrind recipe measure (`--toggle-collect`).
     #[inline(never)]
-    pub fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut TxBurst) {
+    pub fn process(&mut self, now: u64, burst: &mut [RxPacket], out: &mut TxBurst) {
         // One burst loop per accounting choice and prefetch mode: the mode's tests in the
         // per-packet steps fold away.
         const NONE: u8 = PrefetchMode::None.index();
@@ -525,6 +532,8 @@ impl Engine {
             (false, PrefetchMode::Speculative, 1) => self.run::<false, STEP1>(now, burst, out),
             (false, PrefetchMode::Speculative, _) => self.run::<false, STEP2>(now, burst, out),
         }
+        // The burst's views are gone: the packets sent take the received wires.
+        out.fill(burst);
     }
 
     /// The burst loop of mode `MODE` (a [`PrefetchMode::index`], [`SPECULATIVE_STEP1`] or
@@ -571,6 +580,7 @@ impl Engine {
                 (views.get(k), self.ring.get(k), hints.get(k))
             {
                 self.core.fib_hint = *hint;
+                self.core.at = i;
                 self.core.dispatch(now, rx, view, hashes, out, &mut laps);
             }
         }

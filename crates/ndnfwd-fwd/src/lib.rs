@@ -40,11 +40,11 @@
 //!
 //! let name = Name::from_uri("/ndn/video/seg=0").unwrap();
 //! let wire = InterestBuilder::new(name).nonce([1, 2, 3, 4]).hop_limit(8).encode().unwrap();
-//! let burst = [RxPacket {
+//! let mut burst = [RxPacket {
 //!     face: 1, kind: PacketKind::Interest, wire: Bytes::from(wire), lp: RxLp::default(),
 //! }];
 //! let mut out = TxBurst::with_capacity(64);
-//! engine.process(0, &burst, &mut out);
+//! engine.process(0, &mut burst, &mut out);
 //! assert_eq!(out.len(), 1);
 //! let sent = out.get(0).unwrap();
 //! assert_eq!((sent.face, sent.kind), (2, PacketKind::Interest));

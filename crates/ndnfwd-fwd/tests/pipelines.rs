@@ -128,6 +128,89 @@ fn data_answered_to_every_aggregated_downstream_with_its_own_token() {
     );
 }
 
+/// A Data with two downstreams, straight from the engine: both get the same bytes, one of
+/// them the received buffer itself (taken from the burst), the other a shared reference to
+/// it; a packet of the burst that is not sent keeps its wire.
+#[test]
+fn data_to_two_downstreams_takes_the_received_buffer() {
+    let mut sim = Sim::new();
+    let r = sim.default_node();
+    let c1 = sim.app(r, Behaviour::Sink);
+    let c2 = sim.app(r, Behaviour::Sink);
+    let up = sim.app(r, Behaviour::Sink);
+    sim.route(r, "/p", sim.face_of(up), 10);
+    sim.express(c1, interest("/p/x", 1), b"one");
+    sim.express(c2, interest("/p/x", 2), b"two");
+    sim.run_for(MS);
+    let token = sim.received(up, PacketKind::Interest)[0].lp.pit_token;
+    let wire = data("/p/x", 0);
+    let bad = Bytes::from_static(b"\x64\x00");
+    let mut burst = [
+        RxPacket {
+            face: sim.face_of(up),
+            kind: PacketKind::Data,
+            wire: wire.clone(),
+            lp: RxLp {
+                pit_token: token,
+                ..RxLp::default()
+            },
+        },
+        RxPacket {
+            face: sim.face_of(up),
+            kind: PacketKind::Data,
+            wire: bad.clone(),
+            lp: RxLp::default(),
+        },
+    ];
+    let mut out = TxBurst::new();
+    let now = sim.now;
+    sim.engine_mut(r).process(now, &mut burst, &mut out);
+    assert_eq!(out.len(), 2);
+    let mut faces: Vec<_> = out.iter().map(|t| t.face).collect();
+    faces.sort_unstable();
+    assert_eq!(faces, [sim.face_of(c1), sim.face_of(c2)]);
+    for t in out.iter() {
+        assert_eq!(t.kind, PacketKind::Data);
+        assert_eq!(t.wire, wire, "the same bytes to every downstream");
+        assert_eq!(
+            t.wire.as_ptr(),
+            wire.as_ptr(),
+            "the received buffer, no copy"
+        );
+    }
+    assert!(
+        burst[0].wire.is_empty(),
+        "a downstream took the received buffer"
+    );
+    assert_eq!(burst[1].wire, bad, "a packet not sent keeps its wire");
+    assert_eq!(sim.engine(r).counters().bad_packet, 1);
+}
+
+/// A Nack carrying the received Interest as it arrived takes its buffer.
+#[test]
+fn nack_takes_the_received_interest_buffer() {
+    let (mut sim, r, c, _p) = router();
+    let wire = Bytes::from(interest("/nowhere/y", 8).encode().unwrap());
+    let mut burst = [RxPacket {
+        face: sim.face_of(c),
+        kind: PacketKind::Interest,
+        wire: wire.clone(),
+        lp: RxLp::default(),
+    }];
+    let mut out = TxBurst::new();
+    let now = sim.now;
+    sim.engine_mut(r).process(now, &mut burst, &mut out);
+    let n = out.get(0).unwrap();
+    assert_eq!((out.len(), n.lp.nack), (1, Some(NackReason::NoRoute)));
+    assert_eq!(
+        n.wire.as_ptr(),
+        wire.as_ptr(),
+        "the received buffer, no copy"
+    );
+    assert_eq!(n.wire, wire);
+    assert!(burst[0].wire.is_empty());
+}
+
 #[test]
 fn cs_hit_serves_second_consumer() {
     let (mut sim, r, c, p) = router();
@@ -397,9 +480,15 @@ fn multicast_fans_out_except_the_ingress() {
     };
     let mut out = TxBurst::new();
     let now = sim.now;
-    sim.engine_mut(r).process(now, &[rx], &mut out);
+    let mut burst = [rx];
+    sim.engine_mut(r).process(now, &mut burst, &mut out);
+    assert!(
+        burst[0].wire.is_empty(),
+        "the last upstream took the buffer"
+    );
     assert_eq!(out.len(), 3);
     for t in out.iter() {
+        assert_eq!(t.wire, wire, "the same bytes on every face");
         assert_eq!(
             t.wire.as_ptr(),
             wire.as_ptr(),

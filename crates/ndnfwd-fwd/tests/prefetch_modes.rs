@@ -192,9 +192,9 @@ fn run(
 ) {
     let (mut e, _fib) = engine(mode, lpm);
     let mut outs = Vec::new();
-    for (now, burst) in trace(seed) {
+    for (now, mut burst) in trace(seed) {
         let mut out = TxBurst::new();
-        e.process(now, &burst, &mut out);
+        e.process(now, &mut burst, &mut out);
         outs.push(out.drain().collect());
     }
     let c = *e.counters();

@@ -90,7 +90,7 @@ impl FrontTier {
             }
         }
         self.engine_out.clear();
-        self.engine.process(now, &self.up, &mut self.engine_out);
+        self.engine.process(now, &mut self.up, &mut self.engine_out);
         for tx in self.engine_out.drain() {
             let name = match tx.kind {
                 PacketKind::Data => Data::new_checked(&tx.wire).ok().map(|d| d.name()),

@@ -42,7 +42,7 @@ enum Node {
 }
 
 impl Node {
-    fn process(&mut self, now: u64, burst: &[RxPacket], out: &mut Vec<TxPacket>) {
+    fn process(&mut self, now: u64, burst: &mut [RxPacket], out: &mut Vec<TxPacket>) {
         match self {
             Node::Tier(t) => t.process(now, burst, out),
             Node::Alone(e) => {
@@ -120,9 +120,9 @@ fn run(node: &mut Node, asks: &[Ask], producer: Producer, steps: u64) -> Deliver
     let mut got = Deliveries::new();
     let mut out = Vec::new();
     for step in 0..steps {
-        let burst = pending.remove(&step).unwrap_or_default();
+        let mut burst = pending.remove(&step).unwrap_or_default();
         out.clear();
-        node.process(step * MS, &burst, &mut out);
+        node.process(step * MS, &mut burst, &mut out);
         for tx in out.drain(..) {
             match tx.kind {
                 PacketKind::Interest => {

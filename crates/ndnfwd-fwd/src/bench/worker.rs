@@ -178,7 +178,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         ctx.barrier.wait();
         let (c0, t0) = (cycle_counter(), thread_cpu_ns());
         let mut unmatched = 0;
-        for (b, burst) in rx.chunks(cfg.batch).enumerate() {
+        for (b, burst) in rx.chunks_mut(cfg.batch).enumerate() {
             tx.clear();
             engine.process(now, burst, &mut tx);
             if tx.len() == burst.len() {
@@ -215,7 +215,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         ctx.barrier.wait();
         ctx.barrier.wait();
         let (c0, t0) = (cycle_counter(), thread_cpu_ns());
-        for burst in rx.chunks(cfg.batch) {
+        for burst in rx.chunks_mut(cfg.batch) {
             tx.clear();
             engine.process(now, burst, &mut tx);
             now += 1_000;

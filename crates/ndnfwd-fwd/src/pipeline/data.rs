@@ -8,7 +8,7 @@ use crate::counters::Counters;
 use crate::cycles::{Laps, Stage};
 use crate::engine::{Core, DataHead};
 use crate::face::FaceTable;
-use crate::out::TxBurst;
+use crate::out::{TxBurst, Wire};
 use crate::strategy::NameScope;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -55,6 +55,7 @@ impl Core {
             faces: &self.faces,
             counters: &mut self.counters,
             refused: &mut self.downstreams,
+            at: self.at,
             rx,
             scope,
             any: false,
@@ -85,7 +86,7 @@ impl Core {
         face: FaceId,
         token: LpToken,
         congestion_mark: u64,
-        wire: &Bytes,
+        wire: Bytes,
         scope: NameScope,
         incoming_face_id: Option<FaceId>,
         out: &mut TxBurst,
@@ -96,6 +97,7 @@ impl Core {
             congestion_mark,
             incoming_face_id,
         };
+        let wire = Wire::Own(wire);
         send_data(&self.faces, &mut self.counters, face, lp, wire, scope, out);
     }
 }
@@ -108,7 +110,7 @@ fn send_data(
     counters: &mut Counters,
     face: FaceId,
     lp: TxLp,
-    wire: &Bytes,
+    wire: Wire,
     scope: NameScope,
     out: &mut TxBurst,
 ) -> bool {
@@ -121,13 +123,14 @@ fn send_data(
         return false;
     }
     counters.tx_data += 1;
-    out.push(TxPacket {
+    let p = TxPacket {
         face,
         kind: PacketKind::Data,
         lp,
-        wire: wire.clone(),
+        wire: Bytes::new(),
         patch: None,
-    });
+    };
+    out.push_wire(wire, p);
     true
 }
 
@@ -141,6 +144,8 @@ struct DataTx<'a> {
     faces: &'a FaceTable,
     counters: &'a mut Counters,
     refused: &'a mut Vec<Downstream>,
+    /// The Data's index in the burst received, and the packet.
+    at: usize,
     rx: &'a RxPacket,
     scope: NameScope,
     /// A downstream was offered before.
@@ -161,10 +166,16 @@ impl DataSink for DataTx<'_> {
     #[inline(always)]
     fn offer(&mut self, d: Downstream) {
         // The usual Data has one downstream: nothing offered before it, no list to look at.
-        if self.any && self.offered(d.face) {
-            return;
-        }
-        self.any = true;
+        // The first takes the received buffer, the others clone it.
+        let wire = if self.any {
+            if self.offered(d.face) {
+                return;
+            }
+            Wire::Own(self.rx.wire.clone())
+        } else {
+            self.any = true;
+            Wire::Received(self.at)
+        };
         let lp = TxLp {
             pit_token: d.token,
             nack: None,
@@ -172,15 +183,7 @@ impl DataSink for DataTx<'_> {
             incoming_face_id: Some(self.rx.face),
         };
         let (faces, counters) = (self.faces, &mut *self.counters);
-        if !send_data(
-            faces,
-            counters,
-            d.face,
-            lp,
-            &self.rx.wire,
-            self.scope,
-            self.out,
-        ) {
+        if !send_data(faces, counters, d.face, lp, wire, self.scope, self.out) {
             self.refused.push(d);
         }
     }
@@ -224,7 +227,7 @@ mod tests {
         };
         let (mut counters, mut refused) = (Counters::default(), Vec::new());
         let mut out = TxBurst::new();
-        out.push(TxPacket {
+        let p = TxPacket {
             face: 2,
             kind: PacketKind::Interest,
             lp: TxLp {
@@ -235,13 +238,15 @@ mod tests {
             },
             wire: Bytes::new(),
             patch: None,
-        });
+        };
+        out.push_wire(Wire::Own(Bytes::new()), p);
         let mut tx = DataTx {
             start: out.len(),
             out: &mut out,
             faces: &faces,
             counters: &mut counters,
             refused: &mut refused,
+            at: 0,
             rx: &rx,
             scope: NameScope::Localhost,
             any: false,

@@ -9,7 +9,7 @@ use ndnfwd_pcct::{InterestInfo, InterestOutcome, PitHandle, MS};
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
 use crate::face::FaceInfo;
-use crate::out::TxBurst;
+use crate::out::{TxBurst, Wire};
 use crate::strategy::{eligible_egress, InterestCtx, NameScope};
 use ndn_packet::link::LinkType;
 use ndn_packet::link::{BytePatch, LpToken, PacketKind, RxPacket, TxLp, TxPacket};
@@ -71,8 +71,9 @@ fn hop_limit_patch(i: &Interest<'_>, g: &Guiders) -> Option<BytePatch> {
     }
 }
 
-/// An outgoing Interest's bytes: a buffer and the byte the face layer patches into it.
-type OutWire = (Bytes, Option<BytePatch>);
+/// An outgoing Interest's bytes: the received ones or a buffer, and the byte the face layer
+/// patches into them.
+type OutWire = (Wire, Option<BytePatch>);
 
 impl Core {
     /// NFD `onIncomingInterest`: HopLimit, `/localhost` scope, then one PIT-CS lookup that does
@@ -110,7 +111,8 @@ impl Core {
         if !self.quota.admit(&self.pcct, rx.face) {
             self.counters.pit_face_quota += 1;
             let token = rx.lp.pit_token;
-            self.on_outgoing_nack(rx.face, token, NackReason::Congestion, &rx.wire, 0, out);
+            let wire = Wire::Received(self.at);
+            self.on_outgoing_nack(rx.face, token, NackReason::Congestion, wire, 0, out);
             return;
         }
         // The HopLimit read above, not read from the wire a second time.
@@ -159,7 +161,7 @@ impl Core {
                     rx.face,
                     rx.lp.pit_token,
                     NackReason::Congestion,
-                    &rx.wire,
+                    Wire::Received(self.at),
                     0,
                     out,
                 );
@@ -192,7 +194,7 @@ impl Core {
                 rx.face,
                 rx.lp.pit_token,
                 NackReason::Duplicate,
-                &rx.wire,
+                Wire::Received(self.at),
                 0,
                 out,
             );
@@ -208,7 +210,7 @@ impl Core {
         out: &mut TxBurst,
     ) {
         self.counters.cs_hit += 1;
-        self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, &data, scope, None, out);
+        self.on_outgoing_data(rx.face, rx.lp.pit_token, 0, data, scope, None, out);
     }
 
     /// NFD `onContentStoreMiss`: the in-record is in place (PIT-CS); NextHopFaceId from a local
@@ -313,7 +315,8 @@ impl Core {
         };
         let wire = self.outgoing_wire(now, inc, pit, new);
         for &face in rest {
-            self.on_outgoing_interest(now, inc, pit, face, wire.clone(), out);
+            let shared = (wire.0.shared(inc.rx), wire.1);
+            self.on_outgoing_interest(now, inc, pit, face, shared, out);
         }
         // The last upstream takes the buffer itself: one reference-count update fewer.
         self.on_outgoing_interest(now, inc, pit, last, wire, out);
@@ -413,14 +416,15 @@ impl Core {
             hop_limit: inc.hop_limit.map(|h| h.saturating_sub(1)),
         };
         if g == Guiders::default() {
-            return (inc.rx.wire.clone(), None);
+            return (Wire::Received(self.at), None);
         }
         if let Some(patch) = hop_limit_patch(i, &g) {
-            return (inc.rx.wire.clone(), Some(patch));
+            return (Wire::Received(self.at), Some(patch));
         }
         // `move`: the closure holds its own copy of `g`, so `g` need not be in memory on the
         // usual paths above.
-        (self.tx.write(move |v| i.write_with_guiders(&g, v)), None)
+        let wire = self.tx.write(move |v| i.write_with_guiders(&g, v));
+        (Wire::Own(wire), None)
     }
 
     /// NFD `onOutgoingInterest`: no HopLimit-0 Interest onto a non-local face; out-record with
@@ -465,7 +469,7 @@ impl Core {
             return;
         }
         self.counters.tx_interest += 1;
-        out.push(TxPacket {
+        let p = TxPacket {
             face,
             kind: PacketKind::Interest,
             lp: TxLp {
@@ -474,9 +478,10 @@ impl Core {
                 congestion_mark: inc.rx.lp.congestion_mark,
                 incoming_face_id: Some(inc.rx.face),
             },
-            wire,
+            wire: Bytes::new(),
             patch,
-        });
+        };
+        out.push_wire(wire, p);
     }
 
     /// The strategy Nacked: the PIT entry is erased and every downstream gets the Nack.
@@ -493,11 +498,12 @@ impl Core {
         let Some(range) = self.pcct.reject(now, pit, &mut self.downstreams) else {
             return;
         };
+        let mut taken = false;
         for k in range {
             if let Some(d) = self.downstreams.get(k).copied() {
-                let wire = self.nack_wire(interest, &rx.wire, d.nonce);
+                let wire = self.nack_wire(interest, rx, d.nonce, &mut taken);
                 let mark = u64::from(d.congestion_mark);
-                self.on_outgoing_nack(d.face, d.token, reason, &wire, mark, out);
+                self.on_outgoing_nack(d.face, d.token, reason, wire, mark, out);
             }
         }
     }

@@ -8,7 +8,7 @@ use ndnfwd_pcct::{NackInfo, NackOutcome};
 
 use crate::cycles::{Laps, Stage};
 use crate::engine::Core;
-use crate::out::TxBurst;
+use crate::out::{TxBurst, Wire};
 use ndn_packet::link::LinkType;
 use ndn_packet::link::{LpToken, PacketKind, RxPacket, TxLp, TxPacket};
 
@@ -64,11 +64,12 @@ impl Core {
                 reason,
                 downstreams,
             } => {
+                let mut taken = false;
                 for k in downstreams {
                     if let Some(d) = self.downstreams.get(k).copied() {
-                        let wire = self.nack_wire(interest, &rx.wire, d.nonce);
+                        let wire = self.nack_wire(interest, rx, d.nonce, &mut taken);
                         let mark = rx.lp.congestion_mark;
-                        self.on_outgoing_nack(d.face, d.token, reason, &wire, mark, out);
+                        self.on_outgoing_nack(d.face, d.token, reason, wire, mark, out);
                     }
                 }
             }
@@ -77,13 +78,13 @@ impl Core {
     }
 
     /// NFD `onOutgoingNack`: never onto a multi-access or ad hoc face; the downstream's token is
-    /// echoed and the Interest buffer reused.
+    /// echoed and `interest`, the Interest's bytes, sent as they are.
     pub(crate) fn on_outgoing_nack(
         &mut self,
         face: FaceId,
         token: LpToken,
         reason: NackReason,
-        interest: &Bytes,
+        interest: Wire,
         congestion_mark: u64,
         out: &mut TxBurst,
     ) {
@@ -96,7 +97,7 @@ impl Core {
             return;
         }
         self.counters.tx_nack += 1;
-        out.push(TxPacket {
+        let p = TxPacket {
             face,
             kind: PacketKind::Nack,
             lp: TxLp {
@@ -105,8 +106,9 @@ impl Core {
                 congestion_mark,
                 incoming_face_id: None,
             },
-            wire: interest.clone(),
+            wire: Bytes::new(),
             patch: None,
-        });
+        };
+        out.push_wire(interest, p);
     }
 }

@@ -311,9 +311,9 @@ impl Sim {
                     bursts[ev.node].push(ev.rx);
                 }
             }
-            for (node, burst) in bursts.into_iter().enumerate() {
+            for (node, mut burst) in bursts.into_iter().enumerate() {
                 if !burst.is_empty() {
-                    self.deliver(node, &burst);
+                    self.deliver(node, &mut burst);
                 }
             }
         }
@@ -329,7 +329,7 @@ impl Sim {
         self.run_until(until);
     }
 
-    fn deliver(&mut self, node: usize, burst: &[RxPacket]) {
+    fn deliver(&mut self, node: usize, burst: &mut [RxPacket]) {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         self.nodes[node].engine.process(self.now, burst, &mut out);
