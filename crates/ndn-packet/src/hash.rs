@@ -469,11 +469,11 @@ impl NameHasher {
 
     /// [`Self::scan_hashed`] of a common name (one-byte headers, no digest component) with
     /// room after it, by the whole-word walk: `Some` with the name (its [`NameScan`] is the
-    /// default) when it is one, else `None` and [`Self::scan_hashed`] runs
-    /// [`Self::scan_hashed_general`], which decides. The results are the general walk's bit
+    /// default) when it is one, else `None` and the caller ([`Self::scan_hashed`], the usual
+    /// Interest's decoder) runs [`Self::scan_hashed_general`], which decides. The results are the general walk's bit
     /// for bit. Returns in registers.
     #[inline(always)]
-    fn scan_hashed_common<'a>(
+    pub(crate) fn scan_hashed_common<'a>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -489,7 +489,7 @@ impl NameHasher {
     /// [`Self::scan_hashed_common`] answered `None`.
     #[cold]
     #[inline(never)]
-    fn scan_hashed_general<'a>(
+    pub(crate) fn scan_hashed_general<'a>(
         &self,
         room: &'a [u8],
         len: usize,
