@@ -128,10 +128,15 @@ impl<'a> Interest<'a> {
         name: NameRef<'a>,
         name_end: usize,
     ) -> Option<Self> {
+        // The last offset with two bytes from it: one compare per header read.
+        let last = wire.len().saturating_sub(2);
         let head = |pos: usize| {
-            wire.get(pos..)
-                .and_then(<[u8]>::first_chunk::<2>)
-                .map_or(0, |h| u16::from_le_bytes(*h))
+            if pos > last {
+                return 0;
+            }
+            wire.get(pos..pos + 2)
+                .and_then(|h| <[u8; 2]>::try_from(h).ok())
+                .map_or(0, u16::from_le_bytes)
         };
         let mut it = Interest {
             wire,
