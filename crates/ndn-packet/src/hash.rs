@@ -549,7 +549,7 @@ impl NameHasher {
         self.walk_from_root(out, |s, slots| {
             let mut a = room::RoomAbsorber::<C, FITS> {
                 s,
-                done: 0,
+                next: 8,
                 room: words,
                 slots,
             };
