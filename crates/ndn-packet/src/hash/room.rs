@@ -18,7 +18,7 @@ impl<'r> Room<'r> {
     /// The name `bytes[..len]` when `bytes` has 8 bytes or more after it.
     #[inline(always)]
     pub(super) fn new(bytes: &'r [u8], len: usize) -> Option<Self> {
-        (len.checked_add(8)? <= bytes.len()).then_some(Self { bytes, len })
+        (bytes.len().checked_sub(len)? >= 8).then_some(Self { bytes, len })
     }
 
     /// Compresses into `s` the name's whole words from `*next - 8` (a multiple of 8, at most
