@@ -300,9 +300,10 @@ impl PrefixHashes {
         if lo > hi || hi >= slots::HEAD {
             return None;
         }
-        // Bits `lo..=hi`; a cache bit is set only below the name's length.
-        let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-        if self.h1s.get() & range != range {
+        // Bits `lo..=hi` of the missing ones (a cache bit is set only below the name's
+        // length), those above shifted out at the top and those below at the bottom: two
+        // shifts, no mask built.
+        if (!self.h1s.get() << (63 - hi)) >> (63 - hi + lo) != 0 {
             return None;
         }
         let words = self.slots.words(slots::H1, lo, hi)?;
