@@ -260,10 +260,12 @@ pub(super) mod x86 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn run<R: Rotate, const C: usize, const D: usize>(r: R, p: &PrefixHashes, want: u64) {
-        let len = p.len();
-        // Bits of the prefixes of the name (all 64 for a name of 63 components or more).
-        let name = if len < 64 { (1 << len) - 1 } else { u64::MAX };
-        let mut left = want & name;
+        debug_assert!(p.len() >= 64 || want >> p.len() == 0);
+        // `want`'s bits are below the name's length (the caller's contract), and so are all
+        // bits up to its highest: the lanes of a group past it are computed but not cached (a
+        // mask from `want` alone, not from the length; `| 1` keeps the shift below 64).
+        let upto = u64::MAX >> (want | 1).leading_zeros();
+        let mut left = want;
         let mut done = 0;
         while left != 0 {
             let i = left.trailing_zeros() as usize;
@@ -273,7 +275,7 @@ pub(super) mod x86 {
             done |= 0xf << i;
             left &= !(0xf << i);
         }
-        let done = done & name;
+        let done = done & upto;
         p.h1s.set(p.h1s.get() | done);
         p.h2s.set(p.h2s.get() | done);
     }
