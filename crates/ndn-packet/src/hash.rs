@@ -210,9 +210,9 @@ pub struct PrefixHashes {
     /// Bit `i`: both output words of prefix `i` are cached.
     h2s: Cell<u64>,
     variant: SipVariant,
-    /// The lanes' path of the hasher that hashed the name ([`simd::Simd::best`] when it was
-    /// made): one the CPU runs.
-    simd: simd::Simd,
+    /// The lanes' finalization of the hasher that hashed the name (of [`simd::Simd::best`]
+    /// when it was made): one the CPU runs.
+    finalizer: lanes::Finalizer,
 }
 
 /// Bit `i` of `mask` (false past bit 63): a cache bit, set only below the name's length.
@@ -339,7 +339,7 @@ impl PrefixHashes {
         let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
         let want = range & !self.h2s.get();
         if want != 0 {
-            lanes::finalize_both(self, want);
+            self.finalizer.call(self, want);
         }
     }
 
@@ -402,6 +402,8 @@ pub struct NameHasher {
     variant: SipVariant,
     /// The lanes' path, [`simd::Simd::best`] when the hasher was made.
     simd: simd::Simd,
+    /// The prefixes' finalization on that path, copied into each [`PrefixHashes`] it fills.
+    finalizer: lanes::Finalizer,
     /// The keyed initial state (the key itself is not kept apart from it).
     root: Sip,
 }
@@ -424,9 +426,13 @@ impl NameHasher {
         let k0 = u64::from_le_bytes(k);
         k.copy_from_slice(b);
         let k1 = u64::from_le_bytes(k);
+        let simd = simd::Simd::best();
         Self {
             variant,
-            simd: simd::Simd::best(),
+            simd,
+            #[allow(unsafe_code)]
+            // SAFETY: `Simd::best` is a path the CPU runs.
+            finalizer: unsafe { lanes::Finalizer::new(simd) },
             root: Sip::new(k0, k1),
         }
     }
@@ -513,7 +519,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Option<NameRef<'a>> {
         out.variant = self.variant;
-        out.simd = self.simd;
+        out.finalizer = self.finalizer;
         let words = room::Room::new(room, len)?;
         if len <= room::FITS_BYTES {
             self.walk_room::<C, true>(room, len, words, out)
@@ -531,7 +537,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.variant = self.variant;
-        out.simd = self.simd;
+        out.finalizer = self.finalizer;
         let value = room.get(..len).ok_or(DecodeError::Truncated)?;
         self.scan_general::<C>(value, out)
     }

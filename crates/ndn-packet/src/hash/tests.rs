@@ -201,7 +201,8 @@ proptest! {
                 let lanes = fresh();
                 // SAFETY: the CPU runs `simd` (`runnable`).
                 #[allow(unsafe_code)]
-                unsafe { lanes::finalize_with(simd, &lanes, want(&lanes)) };
+                let finalizer = unsafe { lanes::Finalizer::new(simd) };
+                finalizer.call(&lanes, want(&lanes));
                 prop_assert!(agree(&lanes), "{:?}", simd);
             }
             for o in [&best, &scalar] {
