@@ -210,9 +210,9 @@ pub struct PrefixHashes {
     /// Bit `i`: both output words of prefix `i` are cached.
     h2s: Cell<u64>,
     variant: SipVariant,
-    /// The lanes' path of the hasher that hashed the name ([`simd::Simd::best`] when it was
-    /// made): one the CPU runs.
-    simd: simd::Simd,
+    /// The lanes' finalization of the hasher that hashed the name (of [`simd::Simd::best`]
+    /// when it was made): one the CPU runs.
+    finalizer: lanes::Finalizer,
 }
 
 /// Bit `i` of `mask` (false past bit 63): a cache bit, set only below the name's length.
@@ -300,9 +300,10 @@ impl PrefixHashes {
         if lo > hi || hi >= slots::HEAD {
             return None;
         }
-        // Bits `lo..=hi`; a cache bit is set only below the name's length.
-        let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-        if self.h1s.get() & range != range {
+        // Bits `lo..=hi` of the missing ones (a cache bit is set only below the name's
+        // length), those above shifted out at the top and those below at the bottom: two
+        // shifts, no mask built.
+        if (!self.h1s.get() << (63 - hi)) >> (63 - hi + lo) != 0 {
             return None;
         }
         let words = self.slots.words(slots::H1, lo, hi)?;
@@ -338,7 +339,7 @@ impl PrefixHashes {
         let range = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
         let want = range & !self.h2s.get();
         if want != 0 {
-            lanes::finalize_both(self, want);
+            self.finalizer.call(self, want);
         }
     }
 
@@ -401,6 +402,8 @@ pub struct NameHasher {
     variant: SipVariant,
     /// The lanes' path, [`simd::Simd::best`] when the hasher was made.
     simd: simd::Simd,
+    /// The prefixes' finalization on that path, copied into each [`PrefixHashes`] it fills.
+    finalizer: lanes::Finalizer,
     /// The keyed initial state (the key itself is not kept apart from it).
     root: Sip,
 }
@@ -423,9 +426,13 @@ impl NameHasher {
         let k0 = u64::from_le_bytes(k);
         k.copy_from_slice(b);
         let k1 = u64::from_le_bytes(k);
+        let simd = simd::Simd::best();
         Self {
             variant,
-            simd: simd::Simd::best(),
+            simd,
+            #[allow(unsafe_code)]
+            // SAFETY: `Simd::best` is a path the CPU runs.
+            finalizer: unsafe { lanes::Finalizer::new(simd) },
             root: Sip::new(k0, k1),
         }
     }
@@ -469,11 +476,11 @@ impl NameHasher {
 
     /// [`Self::scan_hashed`] of a common name (one-byte headers, no digest component) with
     /// room after it, by the whole-word walk: `Some` with the name (its [`NameScan`] is the
-    /// default) when it is one, else `None` and [`Self::scan_hashed`] runs
-    /// [`Self::scan_hashed_general`], which decides. The results are the general walk's bit
+    /// default) when it is one, else `None` and the caller ([`Self::scan_hashed`], the usual
+    /// Interest's decoder) runs [`Self::scan_hashed_general`], which decides. The results are the general walk's bit
     /// for bit. Returns in registers.
     #[inline(always)]
-    fn scan_hashed_common<'a>(
+    pub(crate) fn scan_hashed_common<'a>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -489,7 +496,7 @@ impl NameHasher {
     /// [`Self::scan_hashed_common`] answered `None`.
     #[cold]
     #[inline(never)]
-    fn scan_hashed_general<'a>(
+    pub(crate) fn scan_hashed_general<'a>(
         &self,
         room: &'a [u8],
         len: usize,
@@ -512,7 +519,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Option<NameRef<'a>> {
         out.variant = self.variant;
-        out.simd = self.simd;
+        out.finalizer = self.finalizer;
         let words = room::Room::new(room, len)?;
         if len <= room::FITS_BYTES {
             self.walk_room::<C, true>(room, len, words, out)
@@ -530,7 +537,7 @@ impl NameHasher {
         out: &mut PrefixHashes,
     ) -> Result<(NameRef<'a>, NameScan), DecodeError> {
         out.variant = self.variant;
-        out.simd = self.simd;
+        out.finalizer = self.finalizer;
         let value = room.get(..len).ok_or(DecodeError::Truncated)?;
         self.scan_general::<C>(value, out)
     }
@@ -549,7 +556,7 @@ impl NameHasher {
         self.walk_from_root(out, |s, slots| {
             let mut a = room::RoomAbsorber::<C, FITS> {
                 s,
-                done: 0,
+                next: 8,
                 room: words,
                 slots,
             };

@@ -186,8 +186,9 @@ impl<'a> NameRef<'a> {
     /// name let a header be read without checking that its second byte is inside the name (a
     /// length byte read past it makes the component overrun, which is caught), and the usual
     /// component, a GenericNameComponent with a one-byte length, costs one compare of the
-    /// header turned so that it reads as the length. Each end told to `visitor` is at least 2
-    /// past the one before (0 before the first): the prefix hasher's head walk relies on it.
+    /// header turned so that it reads as the component's size. Each end told to `visitor` is
+    /// at least 2 past the one before (0 before the first): the prefix hasher's head walk
+    /// relies on it.
     #[inline(always)]
     pub(crate) fn scan_common<V: NameVisitor>(
         room: &'a [u8],
@@ -195,7 +196,9 @@ impl<'a> NameRef<'a> {
         visitor: &mut V,
     ) -> Option<Self> {
         let value = room.get(..len)?;
-        if room.len() < len.checked_add(8)? {
+        // The bytes after the name (`len <= room.len()` from the line above): the same test as
+        // the hasher's `Room::new`, so that after it this one compiles away.
+        if room.len() - len < 8 {
             return None;
         }
         if len == 0 {
@@ -205,23 +208,26 @@ impl<'a> NameRef<'a> {
         // Each header is read where the walk knows `pos < len`: after the first (`len > 0`), at
         // the end of the step before, below the check that the component ends inside the name,
         // so that with `len + 8 <= room.len()` the read's bound compiles away.
-        let (mut t, mut l) = match *room.get(..2)? {
-            [t, l] => (t, l),
-            _ => return None,
-        };
+        let mut header = u16::from_le_bytes(*room.first_chunk::<2>()?);
         loop {
-            // The header read little-endian, less 8, turned right by a byte: the length alone
-            // when the type is 8 (no borrow from the length byte, a zero low byte), else at
-            // least 2^24 (a non-zero low byte turns to the top).
-            let generic = u32::from(u16::from_le_bytes([t, l]))
-                .wrapping_sub(u32::from(GENERIC))
-                .rotate_right(8);
-            // Other types than 8: types 1 and 2 (the digest components), 0 and the multi-byte
-            // ones go to the general walk.
-            if generic > 252 && (t.wrapping_sub(3) > 252 - 3 || l > 252) {
-                return None;
-            }
-            pos += 2 + usize::from(l);
+            // The header read little-endian, plus 2 in the length byte, less 8, turned right
+            // by a byte: the component's size (2 + its length) alone when the type is 8 (no
+            // borrow from the length byte, a zero low byte), 254 or less exactly when the
+            // length is below 253 (253 gives 255, a length of 254 or more carries into the next
+            // byte); at least 2^56 for any other type (a non-zero low byte turns to the top).
+            // The step is then one add, the `2 +` folded into the header's constant.
+            let size = (u64::from(header) + (2 << 8) - u64::from(GENERIC)).rotate_right(8);
+            // Other types than 8 take a step of their own: types 1 and 2 (the digest
+            // components), 0 and the multi-byte ones go to the general walk.
+            pos += if size <= 2 + 252 {
+                size as usize
+            } else {
+                let [t, l] = header.to_le_bytes();
+                if t.wrapping_sub(3) > 252 - 3 || l > 252 {
+                    return None;
+                }
+                2 + usize::from(l)
+            };
             // One compare for a component that ends inside the name, not the loop's bound and
             // the overrun's: the last one takes this branch, the one past the name fails it.
             if pos >= len {
@@ -232,10 +238,7 @@ impl<'a> NameRef<'a> {
                 return Some(Self { value });
             }
             visitor.component(value, pos);
-            (t, l) = match *room.get(pos..pos + 2)? {
-                [t, l] => (t, l),
-                _ => return None,
-            };
+            header = u16::from_le_bytes(*room.get(pos..)?.first_chunk::<2>()?);
         }
     }
 

@@ -26,32 +26,45 @@ pub(super) fn finalize_scalar(p: &PrefixHashes, mut want: u64) {
     }
 }
 
-/// Finalizes both output words of the prefixes of `want`'s bits (below `len`, not cached)
-/// with the best code the CPU runs.
-#[inline]
-#[allow(unsafe_code)]
-pub(super) fn finalize_both(p: &PrefixHashes, want: u64) {
-    // SAFETY: `p.simd` is its hasher's, `Simd::best` (or `Scalar` before any hashing): a path
-    // the CPU runs.
-    unsafe { finalize_with(p.simd, p, want) }
+/// The finalization of one path, kept by a hasher ([`super::NameHasher`], made from its
+/// [`Simd`]) and copied into the prefixes it hashes: the lanes' dispatch is then one indirect
+/// call through the copy, not a match on the path at each call site. Made only for a path the
+/// CPU runs ([`Finalizer::new`]'s contract), so calling it is sound; the default, an empty
+/// [`PrefixHashes`]'s, is the scalar path's.
+#[derive(Clone, Copy)]
+pub(super) struct Finalizer(unsafe fn(&PrefixHashes, u64));
+
+impl Finalizer {
+    /// The finalization of the path `simd`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU runs `simd` ([`Simd::runs`]).
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn new(simd: Simd) -> Self {
+        match simd {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => Self(x86::finalize_avx512),
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => Self(x86::finalize_avx2),
+            _ => Self(finalize_scalar),
+        }
+    }
+
+    /// Finalizes both output words of the prefixes of `want`'s bits (below `len`, not cached)
+    /// in `p`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(super) fn call(self, p: &PrefixHashes, want: u64) {
+        // SAFETY: a `Finalizer` is made for a path the CPU runs (`new`'s contract) or is the
+        // scalar one (`default`).
+        unsafe { (self.0)(p, want) }
+    }
 }
 
-/// [`finalize_both`] on the path `simd`.
-///
-/// # Safety
-///
-/// The CPU runs `simd` ([`Simd::runs`]).
-#[inline]
-#[allow(unsafe_code)]
-pub(super) unsafe fn finalize_with(simd: Simd, p: &PrefixHashes, want: u64) {
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has AVX2, AVX-512F and AVX-512VL: the caller's contract.
-        Simd::Avx512 => unsafe { x86::finalize_avx512(p, want) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has AVX2: the caller's contract.
-        Simd::Avx2 => unsafe { x86::finalize_avx2(p, want) },
-        _ => finalize_scalar(p, want),
+impl Default for Finalizer {
+    fn default() -> Self {
+        Self(finalize_scalar)
     }
 }
 
@@ -260,10 +273,12 @@ pub(super) mod x86 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn run<R: Rotate, const C: usize, const D: usize>(r: R, p: &PrefixHashes, want: u64) {
-        let len = p.len();
-        // Bits of the prefixes of the name (all 64 for a name of 63 components or more).
-        let name = if len < 64 { (1 << len) - 1 } else { u64::MAX };
-        let mut left = want & name;
+        debug_assert!(p.len() >= 64 || want >> p.len() == 0);
+        // `want`'s bits are below the name's length (the caller's contract), and so are all
+        // bits up to its highest: the lanes of a group past it are computed but not cached (a
+        // mask from `want` alone, not from the length; `| 1` keeps the shift below 64).
+        let upto = u64::MAX >> (want | 1).leading_zeros();
+        let mut left = want;
         let mut done = 0;
         while left != 0 {
             let i = left.trailing_zeros() as usize;
@@ -273,7 +288,7 @@ pub(super) mod x86 {
             done |= 0xf << i;
             left &= !(0xf << i);
         }
-        let done = done & name;
+        let done = done & upto;
         p.h1s.set(p.h1s.get() | done);
         p.h2s.set(p.h2s.get() | done);
     }

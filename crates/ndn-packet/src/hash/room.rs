@@ -18,35 +18,38 @@ impl<'r> Room<'r> {
     /// The name `bytes[..len]` when `bytes` has 8 bytes or more after it.
     #[inline(always)]
     pub(super) fn new(bytes: &'r [u8], len: usize) -> Option<Self> {
-        (len.checked_add(8)? <= bytes.len()).then_some(Self { bytes, len })
+        (bytes.len().checked_sub(len)? >= 8).then_some(Self { bytes, len })
     }
 
-    /// Compresses into `s` the name's whole words from `*done` (a multiple of 8, at most
-    /// `end`) up to `end` rounded down, leaving `*done` there, and returns the last block of
-    /// the prefix ending at `end`, packed (`slots::pack_last`: the word at the tail's start
-    /// and the length byte, one load and no mask).
+    /// Compresses into `s` the name's whole words from `*next - 8` (a multiple of 8, at most
+    /// `end`) up to `end` rounded down, leaving `*next` 8 past there (the end of the next word
+    /// to absorb), and returns the last block of the prefix ending at `end`, packed
+    /// (`slots::pack_last`: the word at the tail's start and the length byte, one load and no
+    /// mask). Kept as the next word's end, the bound is one compare with `end` (no rounding)
+    /// and the tail's word is the one before it.
     /// `None` (and nothing done) when `end` is past the name: a walk's ends are inside it
     /// (`NameRef::scan_common` checks each), so after that check this one compiles away.
     #[inline(always)]
     pub(super) fn advance<const C: usize>(
         &self,
         s: &mut Sip,
-        done: &mut usize,
+        next: &mut usize,
         end: usize,
     ) -> Option<u64> {
         if end > self.len {
             return None;
         }
-        let whole = end & !7;
-        while *done < whole {
+        debug_assert!(*next >= 8 && *next % 8 == 0 && *next - 8 <= end);
+        while *next <= end {
             #[allow(unsafe_code)]
-            // SAFETY: `done < whole <= end <= len`.
-            s.compress::<C>(unsafe { self.word(*done) });
-            *done += 8;
+            // SAFETY: `next - 8 < next <= end <= len`.
+            s.compress::<C>(unsafe { self.word(*next - 8) });
+            *next += 8;
         }
         #[allow(unsafe_code)]
-        // SAFETY: `whole <= end <= len`.
-        Some(pack_last(unsafe { self.word(whole) }, end))
+        // SAFETY: `next - 8 <= end <= len`: it was at most `end` (the caller's contract) and
+        // the loop steps only while `next <= end`. It is `end` rounded down to a word.
+        Some(pack_last(unsafe { self.word(*next - 8) }, end))
     }
 
     /// The little-endian word of the 8 bytes at `at`.
@@ -73,8 +76,8 @@ impl<'r> Room<'r> {
 /// no check per prefix.
 pub(super) struct RoomAbsorber<'o, 'v, 'r, const C: usize, const FITS: bool> {
     pub(super) s: Sip,
-    /// Bytes absorbed so far (a multiple of 8).
-    pub(super) done: usize,
+    /// The end of the next word to absorb: bytes absorbed so far (a multiple of 8), plus 8.
+    pub(super) next: usize,
     pub(super) room: Room<'r>,
     pub(super) slots: &'o mut slots::Spare<'v>,
 }
@@ -87,7 +90,7 @@ pub(super) const FITS_BYTES: usize = 2 * (slots::HEAD - 1);
 impl<const C: usize, const FITS: bool> NameVisitor for RoomAbsorber<'_, '_, '_, C, FITS> {
     #[inline(always)]
     fn component(&mut self, _: &[u8], end: usize) {
-        if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.done, end) {
+        if let Some(last) = self.room.advance::<C>(&mut self.s, &mut self.next, end) {
             if FITS {
                 #[allow(unsafe_code)]
                 // SAFETY: a `FITS` walk is over a name of at most `FITS_BYTES` bytes

@@ -105,6 +105,35 @@ fn cached_rev_reads_a_finalized_run_deepest_first() {
     assert!(empty.is_none());
 }
 
+#[test]
+fn cached_rev_answers_exactly_when_every_bit_of_the_run_is_set() {
+    // The cache bits set directly: every run `lo..=hi` (empty ones and those past the head
+    // included) against the bits one by one, at both ends of the word.
+    let out = PrefixHashes::default();
+    for mask in [
+        0,
+        u64::MAX,
+        u64::MAX << 1,
+        u64::MAX >> 1,
+        !(1 << 31),
+        0x0f0f,
+        1 << 63,
+        1,
+    ] {
+        out.h1s.set(mask);
+        for lo in 0..66 {
+            for hi in 0..66 {
+                let want = lo <= hi && hi < 64 && (lo..=hi).all(|i| mask >> i & 1 != 0);
+                assert_eq!(
+                    out.cached_rev(lo..=hi).is_some(),
+                    want,
+                    "{mask:#x} {lo} {hi}"
+                );
+            }
+        }
+    }
+}
+
 /// Every prefix's absorbing state, last block and cached output words, to compare two walks or
 /// two finalization paths exactly.
 #[allow(clippy::type_complexity)]
@@ -172,7 +201,8 @@ proptest! {
                 let lanes = fresh();
                 // SAFETY: the CPU runs `simd` (`runnable`).
                 #[allow(unsafe_code)]
-                unsafe { lanes::finalize_with(simd, &lanes, want(&lanes)) };
+                let finalizer = unsafe { lanes::Finalizer::new(simd) };
+                finalizer.call(&lanes, want(&lanes));
                 prop_assert!(agree(&lanes), "{:?}", simd);
             }
             for o in [&best, &scalar] {

@@ -65,14 +65,38 @@ impl<'a> Interest<'a> {
         ok: impl FnOnce(Self) -> R,
     ) -> Result<R, DecodeError> {
         let room = wire.get(NAME_VALUE..).unwrap_or_default();
-        let (name, scan) = hasher.scan_hashed(room, len, out)?;
+        let Some(name) = hasher.scan_hashed_common(room, len, out) else {
+            return Self::usual_general(wire, len, hasher, out).map(ok);
+        };
         let name_end = NAME_VALUE + len;
-        if len != 0 && scan.params_digests == 0 {
+        if len != 0 {
             if let Some(it) = Self::usual_guiders(wire, name, name_end) {
                 return Ok(ok(it));
             }
         }
-        Self::usual_rest(wire, name, scan, name_end).map(ok)
+        Self::usual_rest(wire, name, NameScan::default(), name_end).map(ok)
+    }
+
+    /// [`Self::usual_hashed`] of a name the whole-word walk left to the general walk (another
+    /// component type, a digest, fewer than 8 bytes after the name): the same steps after it.
+    /// Out of line, so that the usual path keeps no [`NameScan`] in its frame.
+    #[cold]
+    #[inline(never)]
+    fn usual_general(
+        wire: &'a [u8],
+        len: usize,
+        hasher: &NameHasher,
+        out: &mut PrefixHashes,
+    ) -> Result<Self, DecodeError> {
+        let room = wire.get(NAME_VALUE..).unwrap_or_default();
+        let (name, scan) = hasher.scan_hashed_general(room, len, out)?;
+        let name_end = NAME_VALUE + len;
+        if len != 0 && scan.params_digests == 0 {
+            if let Some(it) = Self::usual_guiders(wire, name, name_end) {
+                return Ok(it);
+            }
+        }
+        Self::usual_rest(wire, name, scan, name_end)
     }
 
     /// The general decoder's part after the name of an Interest with the usual header, whose
@@ -104,10 +128,15 @@ impl<'a> Interest<'a> {
         name: NameRef<'a>,
         name_end: usize,
     ) -> Option<Self> {
+        // The last offset with two bytes from it: one compare per header read.
+        let last = wire.len().saturating_sub(2);
         let head = |pos: usize| {
-            wire.get(pos..)
-                .and_then(<[u8]>::first_chunk::<2>)
-                .map_or(0, |h| u16::from_le_bytes(*h))
+            if pos > last {
+                return 0;
+            }
+            wire.get(pos..pos + 2)
+                .and_then(|h| <[u8; 2]>::try_from(h).ok())
+                .map_or(0, u16::from_le_bytes)
         };
         let mut it = Interest {
             wire,
