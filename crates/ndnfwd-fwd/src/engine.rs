@@ -562,11 +562,15 @@ impl Engine {
         if mode != PrefetchMode::None {
             burst.iter().take(GROUP).for_each(prefetch_wire);
         }
+        // The burst's first packets have no lead: all their buckets are prefetched before
+        // any of their steps reads one, so that those misses overlap.
         for t in 0..ahead {
             self.prepare(burst, t, &mut decoded, &mut views, mode, &mut laps);
-            // The speculative mode's first packet goes without (one packet in a burst); with
-            // the further steps the burst's first three would, so their steps start here.
-            if steps > 0 && t > 0 {
+        }
+        // The speculative mode's first packet goes without (one packet in a burst); with the
+        // further steps the burst's first three would, so their steps start here.
+        if steps > 0 {
+            for t in 1..ahead {
                 self.speculate(burst, t - 1, &views, &mut hints, steps, &mut laps);
             }
         }
