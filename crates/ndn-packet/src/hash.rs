@@ -197,7 +197,7 @@ fn finish2<const D: usize>(mut v: Finished) -> u64 {
 /// Hashing a name absorbs it once and records, per prefix, the state to finalize from; a
 /// prefix's finalization rounds are paid when its hash is first read ([`Self::get`],
 /// [`Self::id128`]) and cached, so a lookup that reads 3 of 10 prefixes pays 3 finalizations.
-/// The prefixes are kept word-major ([`slots::Slots`]); which output words are cached is one
+/// The prefixes are kept word-major (`slots::Slots`); which output words are cached is one
 /// bit per prefix in a word per output (prefixes past the 64th are finalized on every read).
 /// Reuse one across packets: its buffers keep their capacity (a name of more than 64
 /// components grows one to the longest seen), so steady state allocates nothing. Not `Sync` (the cache is `Cell`s): each thread hashes into

@@ -4,7 +4,7 @@
 //! Contract: a [`FaceTable`] is owned by one I/O thread and driven by busy polling:
 //! [`FaceTable::recv_burst`] returns whole network packets (reassembled, LP fields decoded
 //! into [`RxPacket`](ndn_packet::RxPacket)), [`FaceTable::send_burst`] takes
-//! [`TxPacket`](ndn_packet::TxPacket)s and adds the LP fields,
+//! [`ndn_packet::TxPacket`]s and adds the LP fields,
 //! fragmenting to the face's MTU (never on streams: local apps get whole packets),
 //! [`FaceTable::tick`] does timeouts with the time passed in, [`FaceTable::wait`] sleeps on
 //! epoll when idle. Faces come and go as [`FaceEvent`]s (a peer that closes or crashes is a

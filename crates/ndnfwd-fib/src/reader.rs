@@ -361,7 +361,7 @@ impl FibReader {
     /// Prefetches the buckets the current algorithm will probe first (see
     /// [`FibReader::probe_plan`]). A top-down plan reads the hash of every depth from its top
     /// down, so those are finalized together first ([`PrefixHashes::finalize`]) when there
-    /// are at least [`BATCH_MIN_DEPTHS`] of them.
+    /// are at least three of them (`BATCH_MIN_DEPTHS`).
     #[inline(always)]
     pub fn prefetch(&self, hashes: &PrefixHashes) {
         let s = &*self.shared;

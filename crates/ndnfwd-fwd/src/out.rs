@@ -12,7 +12,7 @@ use ndn_packet::link::{RxPacket, TxPacket};
 ///
 /// A packet that sends a received packet's bytes as they arrived (a forwarded Interest or
 /// Data, a Nack carrying the received Interest) is written with an empty wire and the index
-/// of that packet in its slot; at the burst's end [`TxBurst::fill`] moves the received buffer
+/// of that packet in its slot; at the burst's end `TxBurst::fill` moves the received buffer
 /// into it (the other packets sending the same bytes, to several upstreams or downstreams,
 /// clone it in the pipeline). The usual forwarded packet then costs no reference-count
 /// update for its bytes, where a clone in the pipeline and the drop of the received packet

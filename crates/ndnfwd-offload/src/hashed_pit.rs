@@ -26,7 +26,7 @@
 use ndn_packet::link::LpToken;
 use ndn_packet::FaceId;
 
-/// The seed's sizing: `2^21` hashes of PIT in the switch's SRAM (its ref. [1], Carofiglio et al.).
+/// The seed's sizing: `2^21` hashes of PIT in the switch's SRAM (its ref. \[1\], Carofiglio et al.).
 pub const SEED_HASH_BITS: u32 = 21;
 
 /// The in-face record of a slot: where the Data goes and the PIT token to give it back.

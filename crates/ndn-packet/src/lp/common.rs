@@ -47,7 +47,7 @@ pub struct CommonFrame<'a> {
 /// fields around one whole (unfragmented) Interest or Data.
 ///
 /// `None` means "not this shape", not "malformed": the caller then runs the general decoder
-/// ([`LpPacket::new_checked`]), which accepts or rejects the frame and says why. Whenever this
+/// ([`super::LpPacket::new_checked`]), which accepts or rejects the frame and says why. Whenever this
 /// returns a frame, the general decoder accepts the same bytes with the same fields, no other
 /// field, and the same fragment (the `lp_packet` fuzz target checks it).
 pub fn decode_common(wire: &[u8]) -> Option<CommonFrame<'_>> {

@@ -65,7 +65,7 @@ pub(crate) fn patched_parts<'a>(body: &'a [u8], patch: Option<&'a BytePatch>) ->
 }
 
 impl Frame {
-    /// The body as sent, in three pieces ([`patched_parts`]).
+    /// The body as sent, in three pieces (`patched_parts`).
     #[inline]
     pub fn body_parts(&self) -> [&[u8]; 3] {
         patched_parts(&self.body, self.patch.as_ref())
