@@ -262,15 +262,8 @@ impl Pcct {
         if e.indirect != [NIL; MAX_INDIRECT] || victim_key == k {
             return None;
         }
-        if self
-            .cs_data
-            .get_mut(v as usize)?
-            .replace(Bytes::clone(wire))
-            .is_some()
-        {
-            self.cs_bytes -= u64::from(e.size);
-        }
-        self.cs_bytes += u64::from(size);
+        let slot = self.cs_data.get_mut(v as usize)?;
+        let resident = e.size;
         e.size = size;
         // Usually `None`: a store of the tag alone. Written as two stores, since
         // `digest.copied()` copies the 32 bytes behind the tag whichever it is.
@@ -285,6 +278,10 @@ impl Pcct {
         let v1 = e.link.next;
         list.rotate(v1);
         self.counters.cs_inserts += 1;
+        if slot.replace(Bytes::clone(wire)).is_some() {
+            self.cs_bytes -= u64::from(resident);
+        }
+        self.cs_bytes += u64::from(size);
         // The victim's key loses its CS part, and is freed if that leaves it empty: one access.
         if let Some(e) = self.keys.get_live_mut(victim_key) {
             e.cs = NIL;
