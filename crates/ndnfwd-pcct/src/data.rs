@@ -54,7 +54,7 @@ impl Pcct {
     ///
     /// The usual Data, whose token names a live key of the Data's own name holding a PIT part
     /// (an exact token match: the only entry it matches, no bucket access, no match list), is
-    /// settled here; every other Data goes through [`Pcct::on_data_general`], out of line so
+    /// settled here; every other Data goes through `Pcct::on_data_general`, out of line so
     /// that its registers and stack do not weigh on the usual one.
     pub fn on_data(
         &mut self,
