@@ -550,8 +550,9 @@ fn memory(
     let _ = writeln!(
         md,
         "Dependent random loads over {} MiB per thread (one random cycle on huge pages, so each \
-         load misses the caches but not the TLB). One chain per thread measures latency; \
-         several interleaved chains keep that many misses in flight, as the engine's \
+         load misses the caches; whether it also misses the TLB depends on the pages the host \
+         backs the guest with: see the translation sweep below). One chain per thread measures \
+         latency; several interleaved chains keep that many misses in flight, as the engine's \
          prefetching does. Threads of a row run at once.\n",
         m.json["mib_per_thread"]
     );
@@ -578,6 +579,31 @@ fn memory(
         );
     }
     md.push('\n');
+    let pages: Vec<&Value> = m.json["pages"].as_array().into_iter().flatten().collect();
+    if !pages.is_empty() {
+        md.push_str(
+            "Translation sweep: one thread chases the same number of cache lines in one random \
+             cycle twice, packed (consecutive lines) and spread one line per 4 KiB page (on huge \
+             pages in the guest). Both touch as many cache lines, so the difference is what \
+             translating that many distinct 4 KiB pages adds to a load: nothing while they fit \
+             the TLB, a page walk beyond it. In the engine, prefetching a line early did not hide \
+             its page's walk (docs/bench/recorded.md, session 22): the random pages a packet \
+             touches beyond the TLB's reach cost it cycles even when every line is prefetched.\n\n",
+        );
+        md.push_str("| lines (= spread pages) | packed ns per load | spread ns per load | translation ns |\n");
+        md.push_str("|---|---|---|---|\n");
+        for p in pages {
+            let _ = writeln!(
+                md,
+                "| {} | {:.1} | {:.1} | {:.1} |",
+                p["lines"],
+                f(&p["packed_ns"]),
+                f(&p["spread_ns"]),
+                f(&p["translation_ns"])
+            );
+        }
+        md.push('\n');
+    }
     commands(md, &[m]);
     Ok(())
 }

@@ -3,13 +3,24 @@
 //!
 //! Each thread chases pointers through its own array, far larger than the last-level cache,
 //! laid out as one random cycle (Sattolo's shuffle) on huge pages like the FIB's segments, so
-//! every load is a DRAM miss without a page walk. With one chain per thread a load waits for the
-//! one before it (latency); with several independent chains interleaved, a thread keeps that
-//! many misses in flight (memory-level parallelism), which is what the engine's prefetching
-//! does. The same chases run on 1 thread and then on `threads` threads at once (started
-//! together at a barrier); `scaling` is the aggregate loads per second of the many against the
-//! one. When N threads with parallel misses get only x times one thread's loads, N engine
-//! workers whose packets are bound by DRAM misses cannot scale past about x either.
+//! every load is a DRAM miss. With one chain per thread a load waits for the one before it
+//! (latency); with several independent chains interleaved, a thread keeps that many misses in
+//! flight (memory-level parallelism), which is what the engine's prefetching does. The same
+//! chases run on 1 thread and then on `threads` threads at once (started together at a
+//! barrier); `scaling` is the aggregate loads per second of the many against the one. When N
+//! threads with parallel misses get only x times one thread's loads, N engine workers whose
+//! packets are bound by DRAM misses cannot scale past about x either.
+//!
+//! Huge pages in the guest do not guarantee huge TLB entries: under a hypervisor that backs the
+//! guest with 4 KiB pages, a TLB entry covers 4 KiB whatever the guest maps, and a random load
+//! beyond the TLB's reach pays a nested page walk (which, in the engine, prefetching the line
+//! early did not hide). The translation sweep ([`MemoryConfig::pages`]) measures
+//! that apart from the caches: for each count `n`, one thread chases `n` cache lines in one
+//! random cycle twice, packed (consecutive lines) and spread (one line per 4 KiB page, on huge
+//! pages, the line's place in its page varied so that both touch the same cache sets evenly).
+//! Both touch the same lines' worth of cache, so `spread - packed` is what translating `n`
+//! distinct 4 KiB pages adds to a load: about nothing while `n` pages fit the TLB, a page walk
+//! beyond.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
@@ -24,6 +35,14 @@ const MAX_MIB: usize = 16 << 10;
 /// Most independent chains per thread.
 pub const MAX_CHAINS: usize = 16;
 
+/// Most lines of a translation-sweep row: a spread row maps one 4 KiB page per line, and every
+/// word must be reachable by a `u32` index (16 GiB).
+pub const MAX_PAGES: usize = 1 << 22;
+
+/// `u32` words in a cache line and in a 4 KiB page.
+const LINE_WORDS: usize = 64 / core::mem::size_of::<u32>();
+const PAGE_WORDS: usize = 4096 / core::mem::size_of::<u32>();
+
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct MemoryConfig {
@@ -35,6 +54,8 @@ pub struct MemoryConfig {
     pub threads: usize,
     /// Chain counts to measure, each 1 to [`MAX_CHAINS`].
     pub chains: Vec<usize>,
+    /// Line counts of the translation sweep (one row each, 1 to [`MAX_PAGES`]; empty: none).
+    pub pages: Vec<usize>,
     /// Shuffle seed.
     pub seed: u64,
 }
@@ -63,6 +84,19 @@ pub struct Scaling {
     pub ratio: f64,
 }
 
+/// One row of the translation sweep: one thread, one chain, `lines` lines in one random cycle.
+#[derive(Debug, Clone, Serialize)]
+pub struct PagesRow {
+    /// Lines chased, and the distinct 4 KiB pages of the spread chase.
+    pub lines: usize,
+    /// Latency of a load when the lines are consecutive (`lines / 64` pages).
+    pub packed_ns: f64,
+    /// Latency of a load when every line has a 4 KiB page of its own.
+    pub spread_ns: f64,
+    /// `spread_ns - packed_ns`: what translating `lines` distinct pages adds to a load.
+    pub translation_ns: f64,
+}
+
 /// The result, as printed.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryReport {
@@ -74,6 +108,8 @@ pub struct MemoryReport {
     pub rows: Vec<MemoryRow>,
     /// Per chain count, the many-thread row against the one-thread row.
     pub scaling: Vec<Scaling>,
+    /// The translation sweep, one row per line count.
+    pub pages: Vec<PagesRow>,
 }
 
 /// Runs every row; fails only when an array cannot be mapped.
@@ -110,11 +146,54 @@ pub fn run(cfg: &MemoryConfig) -> Result<MemoryReport, AllocError> {
             })
         })
         .collect();
+    let pages = cfg
+        .pages
+        .iter()
+        .map(|&n| pages_row(n.clamp(1, MAX_PAGES), cfg.loads_per_thread.max(1), cfg.seed))
+        .collect::<Result<_, _>>()?;
     Ok(MemoryReport {
         mib_per_thread: mib,
         loads_per_thread: cfg.loads_per_thread,
         rows,
         scaling,
+        pages,
+    })
+}
+
+/// One translation-sweep row: `lines` lines packed, then spread one per 4 KiB page.
+fn pages_row(lines: usize, loads: u64, seed: u64) -> Result<PagesRow, AllocError> {
+    let order = cycle(lines, seed)?;
+    let latency = |stride: usize| -> Result<f64, AllocError> {
+        // Line k's word: its page's (or packed line's) start, plus a line offset in the page
+        // that cycles through the page's 64 lines, so both layouts spread over the cache sets.
+        let at = |k: usize| {
+            if stride == PAGE_WORDS {
+                k * PAGE_WORDS + (k % (PAGE_WORDS / LINE_WORDS)) * LINE_WORDS
+            } else {
+                k * LINE_WORDS
+            }
+        };
+        let mut a = ZeroedSlice::<u32>::new(lines * stride)?;
+        for (k, &next) in order.iter().enumerate() {
+            if let Some(w) = a.get_mut(at(k)) {
+                *w = at(next as usize) as u32;
+            }
+        }
+        let t0 = Instant::now();
+        let mut p = 0u32;
+        for _ in 0..loads {
+            p = a.get(p as usize).copied().unwrap_or(0);
+        }
+        std::hint::black_box(p);
+        Ok(t0.elapsed().as_secs_f64() / loads as f64 * 1e9)
+    };
+    let packed_ns = latency(LINE_WORDS)?;
+    let spread_ns = latency(PAGE_WORDS)?;
+    Ok(PagesRow {
+        lines,
+        packed_ns,
+        spread_ns,
+        translation_ns: spread_ns - packed_ns,
     })
 }
 
@@ -219,11 +298,20 @@ mod tests {
             loads_per_thread: 10_000,
             threads: 2,
             chains: vec![1, 4],
+            pages: vec![16, 64],
             seed: 3,
         })
         .expect("run");
         assert_eq!(r.rows.len(), 4);
         assert_eq!(r.scaling.len(), 2);
+        assert_eq!(
+            r.pages.iter().map(|p| p.lines).collect::<Vec<_>>(),
+            [16, 64]
+        );
+        assert!(r
+            .pages
+            .iter()
+            .all(|p| p.packed_ns > 0.0 && p.spread_ns > 0.0));
         assert!(r
             .rows
             .iter()

@@ -96,6 +96,14 @@ pub struct MemoryArgs {
     /// Independent chains per thread to measure (1 = latency), comma-separated, each 1 to 16.
     #[arg(long, value_delimiter = ',', default_value = "1,8")]
     chains: Vec<usize>,
+    /// Translation sweep: line counts chased packed and one per 4 KiB page (the TLB's reach
+    /// and the cost of a page walk), comma-separated, each 1 to 4194304; `0` skips it.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1024,4096,8192,32768,262144"
+    )]
+    pages: Vec<usize>,
     /// Shuffle seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -254,6 +262,7 @@ fn memory(a: &MemoryArgs) -> Result<(), String> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
         chains: a.chains.clone(),
+        pages: a.pages.iter().copied().filter(|&n| n > 0).collect(),
         seed: a.seed,
     };
     let bar = progress("memory");
@@ -285,6 +294,19 @@ fn memory(a: &MemoryArgs) -> Result<(), String> {
             "{} chain(s): {} threads move {:.2}x the loads of one",
             s.chains, s.threads, s.ratio
         );
+    }
+    if !report.pages.is_empty() {
+        println!("one thread, one chain: lines packed, and one per 4 KiB page");
+        println!(
+            "{:>9} {:>10} {:>10} {:>14}",
+            "lines", "packed ns", "spread ns", "translation ns"
+        );
+        for p in &report.pages {
+            println!(
+                "{:>9} {:>10.1} {:>10.1} {:>14.1}",
+                p.lines, p.packed_ns, p.spread_ns, p.translation_ns
+            );
+        }
     }
     Ok(())
 }
