@@ -282,11 +282,12 @@ impl Pcct {
     /// [`Pcct::find_key`] inlined into its caller, for the one lookup of every Interest (a
     /// call there costs about 20 instructions of prologue, epilogue and argument passing).
     /// A slot may hold a freed key (retired: [`Pcct::free_key_inline`]), whose entry, read
-    /// as it was left, never matches.
+    /// as it was left, never matches. The whole bucket is compared at once
+    /// ([`BucketTable::lookup_writer`]): with retired slots, buckets hold several.
     #[inline(always)]
     pub(crate) fn find_key_inline(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
         let keys = &self.keys;
-        self.table.lookup_occupied_writer(&self.writer, hash, |i| {
+        self.table.lookup_writer(&self.writer, hash, |i| {
             keys.get_any(i).is_some_and(|e| e.matches(id, fh))
         })
     }

@@ -240,6 +240,33 @@ impl BucketTable {
         &self,
         w: &TableWriter,
         hash: u64,
+        eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.writer_walk::<true>(w, hash, eq)
+    }
+
+    /// [`BucketTable::lookup`] by the table's writer, as [`BucketTable::lookup_occupied_writer`]
+    /// is `lookup_occupied`'s: one walk, no re-validation, the same candidates in the same
+    /// order as `lookup`. For a writer whose buckets fill up (the PIT-CS, whose retired slots
+    /// stay until a bucket is full: `insert_at_clearing`), where one compare of the whole
+    /// bucket costs less than a test of each occupied slot.
+    #[inline(always)]
+    pub fn lookup_writer(
+        &self,
+        w: &TableWriter,
+        hash: u64,
+        eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.writer_walk::<false>(w, hash, eq)
+    }
+
+    /// The writer's lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s
+    /// slot scan.
+    #[inline(always)]
+    fn writer_walk<const OCCUPIED_ONLY: bool>(
+        &self,
+        w: &TableWriter,
+        hash: u64,
         mut eq: impl FnMut(u32) -> bool,
     ) -> Option<u32> {
         self.check_writer(w);
@@ -247,7 +274,7 @@ impl BucketTable {
         let mut bucket = self.home_bucket(hash);
         // At most `1 + pool` buckets, as in `walk`.
         for _ in 0..=self.pool {
-            if let Some(i) = scan::<true>(bucket, fp, &mut eq) {
+            if let Some(i) = scan::<OCCUPIED_ONLY>(bucket, fp, &mut eq) {
                 return Some(i);
             }
             match bucket.next.load(Ordering::Relaxed) {
