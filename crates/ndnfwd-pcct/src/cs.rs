@@ -302,8 +302,9 @@ impl Pcct {
     /// Starts fetching what the next recycles will touch, a pipeline along the front of T1
     /// (`v1` to `v4`): each step reads only lines a step before fetched. The next recycle
     /// takes `v1`; the one after it `v2`, whose key `k2` (fetched one recycle ago) is freed
-    /// from its bucket, fetched here: two recycles ahead, since a bucket is a random line of
-    /// a table far larger than the caches and one Data's work is about one DRAM latency. Here
+    /// and its table slot retired (`Pcct::free_key_inline`): the byte of `retired` that marks
+    /// it is fetched here, two recycles ahead, since it is a random line of an array larger
+    /// than the L2 and one Data's work is about one DRAM latency. Here
     /// also `v3`'s entry (fetched one ago) is read, its key, generation and Data handle start,
     /// and `v4`'s entry. On a CS far larger than the caches each of those is otherwise a miss
     /// in a chain of dependent misses per Data. `v2` is the link after `v1`, the front of T1
@@ -316,7 +317,8 @@ impl Pcct {
             return;
         };
         if let Some(k2) = self.keys.get_live(e2.key) {
-            self.table.prefetch(k2.hash());
+            let home = self.table.place(k2.hash()).home();
+            prefetch_read(self.retired.as_ptr().wrapping_add(home));
         }
         let v3 = e2.link.next;
         let Some(e3) = self.cs.get_live(v3) else {

@@ -123,6 +123,17 @@ impl PccEntry {
         self.id == id && self.fh() == fh
     }
 
+    /// Makes a key being freed match no lookup that can reach its table slot, which stays
+    /// until the next insert into its bucket ([`Pcct::free_key_inline`]): its identity is
+    /// complemented. A lookup reaching the slot has the slot's fingerprint, the top 31 bits of
+    /// the key's table hash `key_hash(id, fh)`; matching the complemented key would need a
+    /// hash of `key_hash(!id, fh) = !key_hash(id, fh)`, whose top 31 bits all differ.
+    ///
+    /// [`Pcct::free_key_inline`]: crate::pcct::Pcct::free_key_inline
+    pub(crate) fn retire(&mut self) {
+        self.id = !self.id;
+    }
+
     pub(crate) fn hash(&self) -> u64 {
         key_hash(self.id as u64, self.fh())
     }

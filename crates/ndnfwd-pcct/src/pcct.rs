@@ -120,6 +120,10 @@ pub struct Pcct {
     pub(crate) hasher: NameHasher,
     pub(crate) table: BucketTable,
     pub(crate) writer: TableWriter,
+    /// Per home bucket of `table`, the slots (bit `s` for slot `s`) of keys freed without
+    /// clearing their table slot ([`Pcct::free_key_inline`]); an insert that finds that
+    /// bucket full clears them ([`Pcct::insert_key_inline`]).
+    pub(crate) retired: ZeroedSlice<u8>,
     pub(crate) keys: Arena<PccEntry>,
     /// Generation of each key slot, bumped when the slot is freed.
     pub(crate) gens: ZeroedSlice<u32>,
@@ -184,6 +188,7 @@ impl Pcct {
         Ok(Self {
             hasher,
             writer,
+            retired: ZeroedSlice::new(table.bucket_count())?,
             table,
             keys: Arena::try_with_capacity(key_slots)?,
             gens: ZeroedSlice::new(key_slots as usize)?,
@@ -256,6 +261,7 @@ impl Pcct {
     /// Address space reserved by all tables and pools (resident memory grows with use).
     pub fn memory_bytes(&self) -> usize {
         self.table.memory_bytes()
+            + self.retired.len()
             + self.keys.memory_bytes()
             + self.pits.memory_bytes()
             + self.pools.memory_bytes()
@@ -275,11 +281,14 @@ impl Pcct {
 
     /// [`Pcct::find_key`] inlined into its caller, for the one lookup of every Interest (a
     /// call there costs about 20 instructions of prologue, epilogue and argument passing).
+    /// A slot may hold a freed key (retired: [`Pcct::free_key_inline`]), whose entry, read
+    /// as it was left, never matches. The whole bucket is compared at once
+    /// ([`BucketTable::lookup_writer`]): with retired slots, buckets hold several.
     #[inline(always)]
     pub(crate) fn find_key_inline(&self, hash: u64, id: u128, fh: Option<u64>) -> Option<u32> {
         let keys = &self.keys;
-        self.table.lookup_occupied_writer(&self.writer, hash, |i| {
-            keys.get_live(i).is_some_and(|e| e.matches(id, fh))
+        self.table.lookup_writer(&self.writer, hash, |i| {
+            keys.get_any(i).is_some_and(|e| e.matches(id, fh))
         })
     }
 
@@ -299,11 +308,19 @@ impl Pcct {
 
     /// [`Pcct::insert_key`] inlined into its caller, for the new key of an Interest, which
     /// already has the key's table place (`BucketTable::place` of `e.hash()`) from its lookup.
-    /// The key's table slot goes into its `at`.
+    /// The key's table slot goes into its `at`. If the key's home bucket is full, its retired
+    /// slots are cleared first, so that retired slots never lengthen a chain. (Left in place
+    /// otherwise: reading `retired` on every insert costs an Interest a random page of its
+    /// own; s22-dwalk.)
     #[inline(always)]
     pub(crate) fn insert_key_inline(&mut self, e: PccEntry, place: Place) -> Option<u32> {
         let k = self.keys.alloc(e).ok()?;
-        match self.table.insert_at(&mut self.writer, place, k) {
+        let retired = &mut self.retired;
+        let take = || retired.get_mut(place.home()).map_or(0, core::mem::take);
+        match self
+            .table
+            .insert_at_clearing(&mut self.writer, place, k, take)
+        {
             Ok(at) => {
                 if let Some(key) = self.keys.get_live_mut(k) {
                     key.at = at;
@@ -350,11 +367,34 @@ impl Pcct {
     }
 
     /// [`Pcct::free_key`] inlined into its caller, for the CS recycle, which frees its victim's
-    /// key for nearly every Data a full CS takes. The table slot is cleared where the key's
-    /// insert put it ([`BucketTable::remove_at`]), without scanning the bucket.
+    /// key for nearly every Data a full CS takes.
+    ///
+    /// A key in its home bucket (nearly all: the table is sized for a worst case) is retired
+    /// without touching the table: its slot is marked in `retired`, and the next insert into
+    /// that bucket clears it. The bucket is a random line of a table far larger than the
+    /// caches, usually on a page no TLB entry covers, so reading it costs a Data ~70 cycles
+    /// even prefetched (s22-dwalk). Meanwhile the slot still names `k`; lookups that meet it
+    /// read `k`'s entry as it was left, and it never matches, because the key's identity is
+    /// complemented here ([`PccEntry::retire`]); a later key in slot `k` that is another name
+    /// fails the identity test as any other key does, and one of the same name is the same
+    /// key, which the lookup may then find through either slot (both name `k`). A
+    /// key in an overflow bucket is removed at once ([`BucketTable::remove_at`]), since an
+    /// empty overflow bucket must be unlinked.
     #[inline(always)]
     pub(crate) fn free_key_inline(&mut self, k: u32, hash: u64, at: SlotRef) {
-        self.table.remove_at(&mut self.writer, hash, at, k);
+        match at.home_slot() {
+            Some(s) => {
+                if let Some(r) = self.retired.get_mut(self.table.place(hash).home()) {
+                    *r |= 1 << s;
+                }
+                if let Some(e) = self.keys.get_live_mut(k) {
+                    e.retire();
+                }
+            }
+            None => {
+                self.table.remove_at(&mut self.writer, hash, at, k);
+            }
+        }
         self.release_key_slot(k);
     }
 
@@ -575,5 +615,85 @@ mod tests {
             pcct.for_each_interest_candidate(&it, |k| seen.push(k));
             assert_eq!(seen, vec![pit.token.index()], "{fh:?}");
         }
+    }
+
+    /// Keys freed through the CS recycle are retired (their table slots left until the next
+    /// insert into their bucket): on a table of 8 home buckets, thousands of names come and go
+    /// through a 4-packet LRU CS, and every answer is the one a cleared slot would give (an
+    /// evicted name misses the CS and takes a new PIT entry; a cached one hits), the retired
+    /// slots are exactly the table's surplus over the live keys, and the chains never grow
+    /// past what the live keys need (no overflow bucket is ever taken: at most 4 + 1 keys
+    /// live at once).
+    #[test]
+    fn retired_slots_change_no_answer_and_stay_bounded() {
+        let hasher = NameHasher::new([9; 16], SipVariant::Sip13);
+        let cfg = PcctConfig {
+            pit_capacity: 1,
+            cs_capacity_packets: 4,
+            ..PcctConfig::default()
+        };
+        let mut pcct = Pcct::new(cfg, hasher.clone()).unwrap();
+        assert_eq!(pcct.table.bucket_count(), 8);
+        let mut h = PrefixHashes::default();
+        let mut down = Vec::new();
+        let mut most_retired = 0;
+        // Names 0..64 cycle 64 times: each is evicted (4 later names) long before it returns.
+        for round in 0..4096u32 {
+            let name = Name::from_uri(&format!("/r/{}", round % 64)).unwrap();
+            hasher.hash_prefixes(name.as_ref(), &mut h);
+            let it = InterestInfo {
+                name: name.as_ref(),
+                hashes: &h,
+                can_be_prefix: false,
+                must_be_fresh: false,
+                forwarding_hint_hash: None,
+                nonce: round,
+                lifetime_ns: None,
+                hop_limit: None,
+                token: &LpToken::EMPTY,
+                congestion_mark: 0,
+            };
+            let InterestOutcome::NewPit { pit } = pcct.on_interest(0, &it, 1) else {
+                panic!("round {round}: an evicted name must miss the CS");
+            };
+            pcct.record_out(0, pit, 2, round).unwrap();
+            let mut wire = Vec::new();
+            ndn_packet::tlv::write_tlv(&mut wire, 6, &name.to_wire());
+            let wire = Bytes::from(wire);
+            let d = DataInfo {
+                name: name.as_ref(),
+                id: hasher.name_id(name.as_ref()),
+                freshness_ns: u64::MAX,
+                wire: &wire,
+                digest: None,
+                no_cache: false,
+            };
+            let token = pit.token.to_bytes();
+            down.clear();
+            let out = pcct.on_data(0, &d, 2, Some(&token), false, &mut down);
+            assert!(
+                out.via_token && out.cached && out.matched == 1,
+                "round {round}"
+            );
+            let hit = pcct.on_interest(
+                0,
+                &InterestInfo {
+                    nonce: !round,
+                    ..it
+                },
+                3,
+            );
+            assert!(
+                matches!(hit, InterestOutcome::CsHit { .. }),
+                "round {round}"
+            );
+            let retired: usize = pcct.retired.iter().map(|r| r.count_ones() as usize).sum();
+            assert_eq!(pcct.table.len(), pcct.len_keys() + retired, "round {round}");
+            most_retired = most_retired.max(retired);
+            assert_eq!(pcct.table.overflow_in_use(), 0, "round {round}");
+        }
+        assert_eq!(pcct.len_keys(), 4);
+        assert!(pcct.counters().evictions >= 4092);
+        assert!(most_retired > 0, "the recycle retires its victims' slots");
     }
 }

@@ -54,12 +54,14 @@ impl Pcct {
         self.for_each_interest_candidate(it, |k| self.keys.prefetch_value(k));
     }
 
-    /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key. Inlined
-    /// into the speculative step of every Interest (a call and a closure argument otherwise).
+    /// Key indices behind fingerprint matches in the bucket of an Interest's PCC key (one
+    /// compare of the whole bucket, which may hold retired slots: `Pcct::find_key_inline`).
+    /// Inlined into the speculative step of every Interest (a call and a closure argument
+    /// otherwise).
     #[inline(always)]
     pub(crate) fn for_each_interest_candidate(&self, it: &InterestInfo<'_>, f: impl FnMut(u32)) {
         let hash = key_hash(it.hashes.full(), it.forwarding_hint_hash);
-        self.table.candidates_occupied(hash, f);
+        self.table.candidates(hash, f);
     }
 
     /// Prefetches what a Data will touch first: the entry its token names if the token is

@@ -80,11 +80,25 @@ pub(crate) const fn slot_index(slot: u64) -> u32 {
 }
 
 /// Where [`BucketTable::insert_at`](crate::BucketTable::insert_at) stored one (fingerprint, index) pair, for
-/// [`BucketTable::remove_at`](crate::BucketTable::remove_at): its slot number in the bucket of its hash's chain that took it
-/// (`Default`: none). Entries never move, so it stays valid until the pair is removed. One
-/// byte, to sit in a spare byte of the caller's entry.
+/// [`BucketTable::remove_at`](crate::BucketTable::remove_at): its slot number in its home bucket, or
+/// `SlotRef::OVERFLOW` when an overflow bucket of the chain took it (`Default`: none).
+/// Entries never move, so it stays valid until the pair is removed. One byte, to sit in a
+/// spare byte of the caller's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlotRef(pub(crate) u8);
+
+impl SlotRef {
+    /// A pair in an overflow bucket: [`BucketTable::remove_at`](crate::BucketTable::remove_at)
+    /// walks the chain for it.
+    pub(crate) const OVERFLOW: Self = Self(SLOTS as u8);
+
+    /// The pair's slot in its home bucket (`0..7`), or `None` (an overflow bucket, or no slot),
+    /// for [`BucketTable::insert_at_clearing`](crate::BucketTable::insert_at_clearing)'s mask.
+    #[inline(always)]
+    pub fn home_slot(self) -> Option<u8> {
+        (usize::from(self.0) < SLOTS).then_some(self.0)
+    }
+}
 
 impl Default for SlotRef {
     /// No slot: [`BucketTable::remove_at`](crate::BucketTable::remove_at) walks the chain.

@@ -63,6 +63,15 @@ pub struct Place {
     fp: u32,
 }
 
+impl Place {
+    /// The home bucket's number (`0..bucket_count()`), for a caller that keeps per-bucket
+    /// state beside the table (the retired slots of [`BucketTable::insert_at_clearing`]).
+    #[inline(always)]
+    pub fn home(self) -> usize {
+        self.home as usize
+    }
+}
+
 /// Cache-line bucket hash table mapping caller-computed 64-bit hashes to `u32` entry indices.
 ///
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
@@ -231,6 +240,33 @@ impl BucketTable {
         &self,
         w: &TableWriter,
         hash: u64,
+        eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.writer_walk::<true>(w, hash, eq)
+    }
+
+    /// [`BucketTable::lookup`] by the table's writer, as [`BucketTable::lookup_occupied_writer`]
+    /// is `lookup_occupied`'s: one walk, no re-validation, the same candidates in the same
+    /// order as `lookup`. For a writer whose buckets fill up (the PIT-CS, whose retired slots
+    /// stay until a bucket is full: `insert_at_clearing`), where one compare of the whole
+    /// bucket costs less than a test of each occupied slot.
+    #[inline(always)]
+    pub fn lookup_writer(
+        &self,
+        w: &TableWriter,
+        hash: u64,
+        eq: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        self.writer_walk::<false>(w, hash, eq)
+    }
+
+    /// The writer's lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s
+    /// slot scan.
+    #[inline(always)]
+    fn writer_walk<const OCCUPIED_ONLY: bool>(
+        &self,
+        w: &TableWriter,
+        hash: u64,
         mut eq: impl FnMut(u32) -> bool,
     ) -> Option<u32> {
         self.check_writer(w);
@@ -238,7 +274,7 @@ impl BucketTable {
         let mut bucket = self.home_bucket(hash);
         // At most `1 + pool` buckets, as in `walk`.
         for _ in 0..=self.pool {
-            if let Some(i) = scan::<true>(bucket, fp, &mut eq) {
+            if let Some(i) = scan::<OCCUPIED_ONLY>(bucket, fp, &mut eq) {
                 return Some(i);
             }
             match bucket.next.load(Ordering::Relaxed) {
@@ -382,9 +418,33 @@ impl BucketTable {
         place: Place,
         index: u32,
     ) -> Result<SlotRef, TableFull> {
+        self.insert_at_clearing(w, place, index, || 0)
+    }
+
+    /// [`BucketTable::insert_at`] that, when the home bucket of `place` has no free slot,
+    /// first empties the slots `retired()` returns (bit `s` for slot `s`:
+    /// [`SlotRef::home_slot`]), so the insert may take one of them before it goes down the
+    /// chain. For a writer that retires pairs lazily: it leaves a retired pair's home slot as
+    /// it was (not reading its bucket: a random line, often a random page, of a large table),
+    /// remembers the slot beside the table, makes sure no lookup's `eq` accepts the index in it
+    /// any more, and hands the remembered slots in here, when an insert finds the bucket full
+    /// (it reads the bucket anyway). So a retired slot never makes a chain longer. Every pair
+    /// of the home bucket that is not in the mask stays; a slot in it that is empty stays so.
+    #[inline(always)]
+    pub fn insert_at_clearing(
+        &self,
+        w: &mut TableWriter,
+        place: Place,
+        index: u32,
+        retired: impl FnOnce() -> u8,
+    ) -> Result<SlotRef, TableFull> {
         self.check_writer(w);
         let word = encode(place.fp, index);
         let mut at = place.home as usize;
+        let home = &self.buckets[at];
+        if home.meta.load(Ordering::Relaxed) & OCC_MASK == OCC_MASK {
+            self.clear_slots(home, u32::from(retired()));
+        }
         loop {
             let bucket = &self.buckets[at];
             let meta = bucket.meta.load(Ordering::Relaxed);
@@ -410,7 +470,27 @@ impl BucketTable {
         ob.meta.store(1, Ordering::Release);
         self.buckets[at].next.store(new, Ordering::Release);
         self.add_len(1);
-        Ok(SlotRef(0))
+        Ok(SlotRef::OVERFLOW)
+    }
+
+    /// Empties the occupied slots of `bucket` in `mask` (the same stores as `remove`'s:
+    /// the slots, then their occupancy bits). Out of line: few inserts find their bucket full.
+    #[inline(never)]
+    fn clear_slots(&self, bucket: &Bucket, mask: u32) {
+        let meta = bucket.meta.load(Ordering::Relaxed);
+        let mut m = mask & meta & OCC_MASK;
+        let n = m.count_ones();
+        while m != 0 {
+            let s = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if let Some(slot) = bucket.slots.get(s) {
+                slot.store(0, Ordering::Release);
+            }
+        }
+        bucket
+            .meta
+            .store(meta & !(mask & OCC_MASK), Ordering::Release);
+        self.add_len(-(n as isize));
     }
 
     fn alloc_overflow(&self, w: &mut TableWriter) -> Result<u32, TableFull> {
@@ -467,7 +547,8 @@ impl BucketTable {
     /// returned for it), without the slot scan: when slot `at` of the home bucket of `hash`
     /// holds exactly `(fingerprint(hash), index)`, that slot is cleared (a home bucket is never
     /// unlinked, so nothing else changes). Otherwise (the pair went to an overflow bucket,
-    /// which may need unlinking, or `at` is stale) it is `remove`. Same result and the same
+    /// which may need unlinking: [`SlotRef::home_slot`] is `None`, or `at` is stale) it is
+    /// `remove`. Same result and the same
     /// table afterwards as `remove`, except that a pair held more than once in the chain may
     /// lose another of its identical slots.
     #[inline(always)]

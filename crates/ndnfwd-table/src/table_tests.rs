@@ -317,3 +317,43 @@ proptest::proptest! {
         }
     }
 }
+
+/// `insert_at_clearing` asks for the retired slots only when the home bucket is full, then
+/// empties just those (occupied) slots and takes the first; an overflow pair's `SlotRef` has no
+/// home slot, and `remove_at` still removes it.
+#[test]
+fn insert_at_clearing_empties_retired_slots_of_a_full_home() {
+    let (t, mut w) = small(2, 2);
+    let mut at = vec![];
+    for i in 0..7 {
+        at.push(t.insert_at(&mut w, t.place(h(1, i)), i).unwrap());
+    }
+    assert!(at.iter().all(|a| a.home_slot().is_some()));
+    // Room in another home bucket: the closure is not called.
+    t.insert_at_clearing(&mut w, t.place(h(0, 50)), 50, || unreachable!())
+        .unwrap();
+    // Slots 2 and 5 retired (their pairs left in place by the caller), then a full-home insert.
+    let mask = 1 << at[2].home_slot().unwrap() | 1 << at[5].home_slot().unwrap();
+    let got = t
+        .insert_at_clearing(&mut w, t.place(h(1, 70)), 70, || mask)
+        .unwrap();
+    assert_eq!(got.home_slot(), at[2].home_slot(), "the first emptied slot");
+    assert_eq!(t.len(), 7 + 1 + 1 - 2);
+    assert_eq!(t.overflow_in_use(), 0);
+    for i in [2, 5] {
+        assert_eq!(t.lookup(h(1, i), |x| x == i), None, "retired {i} cleared");
+    }
+    for i in [0, 1, 3, 4, 6, 70] {
+        assert_eq!(t.lookup(h(1, i), |x| x == i), Some(i), "{i} kept");
+    }
+    // Slot 5 is free now: the next insert takes it; the one after goes to an overflow bucket.
+    t.insert_at_clearing(&mut w, t.place(h(1, 80)), 80, || 0)
+        .unwrap();
+    let ov = t
+        .insert_at_clearing(&mut w, t.place(h(1, 90)), 90, || 0)
+        .unwrap();
+    assert_eq!(ov.home_slot(), None);
+    assert_eq!(t.overflow_in_use(), 1);
+    assert!(t.remove_at(&mut w, h(1, 90), ov, 90));
+    assert_eq!(t.overflow_in_use(), 0);
+}

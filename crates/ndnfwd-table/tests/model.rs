@@ -126,6 +126,10 @@ proptest! {
                     let found = t.lookup_occupied_writer(&w, h, |x| { by_writer.push(x); x == i });
                     prop_assert_eq!(found, all, "the writer's one-walk lookup agrees");
                     prop_assert_eq!(&by_writer, &seen.0, "with the same candidates in order");
+                    let mut by_writer = vec![];
+                    let found = t.lookup_writer(&w, h, |x| { by_writer.push(x); x == i });
+                    prop_assert_eq!(found, all, "so does its whole-bucket compare");
+                    prop_assert_eq!(&by_writer, &seen.0, "with the same candidates in order");
                     let any = t.lookup(h, |_| true);
                     let expect_any = m.map.get(&key(h)).is_some_and(|v| !v.is_empty());
                     prop_assert_eq!(any.is_some(), expect_any);

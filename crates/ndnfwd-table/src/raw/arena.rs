@@ -296,10 +296,23 @@ impl<T: Copy> Arena<T> {
     /// untrusted input (tokens on the wire).
     #[inline]
     pub fn get_live(&self, i: u32) -> Option<&T> {
+        debug_assert!(
+            i >= self.bump || self.occupied(i),
+            "Arena::get_live of free slot {i}"
+        );
+        self.get_any(i)
+    }
+
+    /// [`Arena::get_live`] for an index that may be free, in every build: the value last
+    /// stored in slot `i` (the live one, or the one freed last), `None` when `i` was never
+    /// handed out. For a caller that tells a freed value from a live one by its contents (the
+    /// PIT-CS's lookups, which may meet the index of a key it freed without clearing its table
+    /// slot, and never match that key's contents).
+    #[inline]
+    pub fn get_any(&self, i: u32) -> Option<&T> {
         if i >= self.bump {
             return None;
         }
-        debug_assert!(self.occupied(i), "Arena::get_live of free slot {i}");
         // SAFETY: i < bump <= cap, so the slot lies inside the values array, aligned for T. Every
         // slot below bump was written with a T by `alloc`; `free` only copies the bits out, and a
         // copy of a `Copy` value leaves the original valid, so the slot holds a valid T whether

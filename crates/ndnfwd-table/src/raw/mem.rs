@@ -160,6 +160,9 @@ unsafe impl ZeroValid for core::sync::atomic::AtomicU64 {}
 // SAFETY: zero is a valid `u32`, which has no drop glue and alignment 4 <= 4096.
 unsafe impl ZeroValid for u32 {}
 
+// SAFETY: zero is a valid `u8`, which has no drop glue and alignment 1 <= 4096.
+unsafe impl ZeroValid for u8 {}
+
 // SAFETY: an array of zero-valid values is all zeros exactly when each element is; arrays add no
 // drop glue; their alignment is the element's.
 unsafe impl<T: ZeroValid, const N: usize> ZeroValid for [T; N] {}
