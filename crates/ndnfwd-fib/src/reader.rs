@@ -36,6 +36,14 @@ const BATCH_MIN_DEPTHS: usize = 3;
 /// [`FibReader::prefetch_entries`], which pays them only when the head holds no candidate.
 const PLAN_HEAD: usize = 4;
 
+/// A top-down plan's head for `hashes` under `cfg`: its top (the plan's first depth) and its
+/// floor (the top less [`PLAN_HEAD`], or 0; the head is the depths above it).
+#[inline(always)]
+fn plan_head(cfg: Published, hashes: &PrefixHashes) -> (usize, usize) {
+    let top = cfg.top_down_depth().min(hashes.components());
+    (top, top.saturating_sub(PLAN_HEAD))
+}
+
 /// Bit of [`Shared::root`] saying the root prefix `/` has a real entry.
 pub(crate) const ROOT_VALID: u64 = 1 << 32;
 
@@ -395,8 +403,7 @@ impl FibReader {
             });
             return;
         }
-        let top = cfg.top_down_depth().min(hashes.components());
-        let floor = top.saturating_sub(PLAN_HEAD);
+        let (top, floor) = plan_head(cfg, hashes);
         s.prefetch_depths(hashes, floor, top);
     }
 
@@ -408,8 +415,11 @@ impl FibReader {
     /// only (the buckets [`FibReader::prefetch_head`] fetched); when none of them holds a
     /// candidate it finalizes the rest of the plan and prefetches those buckets, for the
     /// lookup or a [`FibReader::prefetch_steps`] step one step later, without reading them.
-    /// Call it one step after [`FibReader::prefetch`] or [`FibReader::prefetch_head`] with the
-    /// same hashes, once those buckets are in cache; it reads only the buckets and never
+    /// It reads no overflow bucket it has not fetched: a head depth whose home bucket holds no
+    /// candidate but whose chain goes on (longest-first; two-stage below its top) stops the
+    /// scan there with that overflow bucket prefetched, and the step or the lookup reads the
+    /// chain. Call it one step after [`FibReader::prefetch`] or [`FibReader::prefetch_head`]
+    /// with the same hashes, once those buckets are in cache; it reads only the buckets and never
     /// changes a lookup's result, and any hashes (empty, other keys, any length) are fine. For
     /// the top-down algorithms it returns where the scan stopped, for
     /// [`FibReader::lookup_with`] of the same name to skip the probes it knows miss (valid
@@ -424,9 +434,14 @@ impl FibReader {
             s.for_each_candidate(cfg, hashes, |_, i| s.entries.prefetch(i));
             return FibHint::NONE;
         }
-        let top = cfg.top_down_depth().min(hashes.components());
-        let floor = top.saturating_sub(PLAN_HEAD);
-        let hint = s.scan_down(hashes, top, floor);
+        let (top, floor) = plan_head(cfg, hashes);
+        // Two-stage reads its top's chain whole: a candidate at M starts the stage-2 steps.
+        let full = if cfg.algorithm == LpmAlgorithm::TwoStage {
+            top
+        } else {
+            0
+        };
+        let hint = s.scan_down(hashes, top, floor, full);
         if hint.first.is_none() && floor > 0 {
             s.prefetch_depths(hashes, 0, floor);
         }
@@ -442,11 +457,14 @@ impl FibReader {
     /// as it is, for [`FibReader::lookup_with`]). Each call updates `hint` in place.
     ///
     /// - No candidate in the plan's head (longest-first, or two-stage with M above
-    ///   `PLAN_HEAD`): one step scans the rest of the plan's buckets, prefetched by
-    ///   `prefetch_entries`, from the top down to the first one holding a fingerprint match,
-    ///   prefetches the entries behind its matches and moves the hint there (or to depth 0 when
-    ///   none has one), so that the lookup starts at that candidate, its entry in cache, as
-    ///   after a candidate in the head.
+    ///   `PLAN_HEAD`), or the head's scan stopped on an overflow bucket: one step scans the
+    ///   rest of the plan's buckets, prefetched by `prefetch_entries`, from the top down to the
+    ///   first one holding a fingerprint match (the chain the head stopped on whole, its
+    ///   overflow bucket prefetched with it), prefetches the entries behind its matches and
+    ///   moves the hint there (or to depth 0 when none has one), so that the lookup starts at
+    ///   that candidate, its entry in cache, as after a candidate in the head. A further home
+    ///   bucket with no match whose chain goes on ends the step there as in the head (its
+    ///   overflow bucket prefetched for the lookup, which probes that depth first).
     /// - Two-stage's hit at M (real or virtual) whose MD is deeper than M: the first step reads
     ///   the depth-M entry `prefetch_entries` prefetched and, when its MD sends the lookup to
     ///   stage 2, prefetches the bucket of stage 2's first probe (depth `min(n, MD)`); the
@@ -489,7 +507,17 @@ impl FibReader {
         let s = &*self.shared;
         match hint.step() {
             Step::Done => hint,
-            Step::Below { floor } => hint.below_found(s.scan_down(hashes, floor, 0)),
+            Step::Below { floor } => {
+                // A scan stopped in the head on an overflow bucket prefetched it: that chain
+                // is read whole now. The head's floor's overflow is only prefetched (the
+                // lookup reads it).
+                let full = if floor > plan_head(s.published(), hashes).1 {
+                    floor
+                } else {
+                    0
+                };
+                hint.below_found(s.scan_down(hashes, floor, 0, full))
+            }
             Step::Entry { m, entry } => {
                 let start = s.entries.get(entry).and_then(|e| {
                     let md = match e.probe(h2_of(hashes, m), true, Some(RecKind::Virtual))? {

@@ -76,9 +76,10 @@ const STAGE2_ENTRY: u64 = 1 << 9;
 /// 16..24, was prefetched: the next stage-2 step scans it.
 const STAGE2_BUCKET: u64 = 1 << 10;
 
-/// Bit of [`FibHint::at`] saying the scan found no candidate in the plan's head and
-/// prefetched the buckets of the rest of the plan (the hint's depth down to 1): the next step
-/// scans them.
+/// Bit of [`FibHint::at`] saying the scan found no candidate in the plan's head above the
+/// hint's depth (the head's floor, or a head depth whose chain goes on past a home bucket
+/// with no match) and prefetched the buckets of the hint's depth down to 1 (that depth's
+/// overflow bucket too when it stopped on one): the next step scans them.
 const BELOW_HEAD: u64 = 1 << 11;
 
 /// Every pending-step bit of [`FibHint::at`].
@@ -94,8 +95,8 @@ pub(crate) enum Step {
     Entry { m: usize, entry: u32 },
     /// Two-stage: scan the bucket of the depth where stage 2 starts.
     Bucket { depth: usize },
-    /// Scan the buckets below the plan's head, from `floor` (the hint's depth) down, to the
-    /// first one holding a candidate.
+    /// Scan the buckets from `floor` (the hint's depth: the head's floor, or the head depth
+    /// whose scan stopped on an overflow bucket) down, to the first one holding a candidate.
     Below { floor: usize },
 }
 
@@ -111,7 +112,8 @@ impl FibHint {
     /// With `stage2`, a first candidate is two-stage's at depth M of a name longer than M
     /// (the stage-2 steps start from it). A hint with no candidate above a depth greater than 0
     /// is a scan of the plan's head that found none (the caller has prefetched the buckets
-    /// below it): its step scans them ([`Step::Below`]).
+    /// below it) or stopped at that depth on an overflow bucket it prefetched: its step scans
+    /// from that depth down ([`Step::Below`]).
     #[inline(always)]
     pub(crate) fn made(gen: Option<u64>, hashes: &PrefixHashes, hint: Hint, stage2: bool) -> Self {
         let Some(gen) = gen else { return Self::NONE };
@@ -435,6 +437,95 @@ mod tests {
         assert_eq!(hint(&r, fh, &aqrs), (usize::MAX, None));
         assert_eq!(with(&r, &aqrs, fh), None);
         assert_eq!(walk(&r, &aqrs), None);
+    }
+
+    /// A head depth whose only candidate sits in an overflow bucket: the prefix `/a/b/c` is
+    /// added after seven depth-1 prefixes that fill its home bucket. The scan of the head stops
+    /// at that depth without reading the overflow bucket (no candidate, a step pending), the
+    /// step reads the chain whole and hands the lookup the candidate; where the depth is the
+    /// head's floor (a name longer than the head) the step stops on it in turn and the lookup
+    /// probes it. Two-stage reads its top's chain whole (a candidate at M). Every lookup, with
+    /// the hint unstepped or stepped, answers as the walk.
+    #[test]
+    fn a_candidate_only_in_an_overflow_bucket_is_read_one_step_later() {
+        let hasher = NameHasher::new([3; 16], SipVariant::Sip13);
+        let abc = hashes_of(&hasher, "/a/b/c").get(3).unwrap();
+        for (algorithm, m, deep) in [
+            (LpmAlgorithm::LongestFirst, 2, "/k/k/k/k/k/k/k"),
+            (LpmAlgorithm::TwoStage, 4, "/k"),
+            (LpmAlgorithm::TwoStage, 3, "/k"),
+        ] {
+            let mut w = small_fib(&hasher, algorithm, m, &[deep]);
+            let r = w.handle().reader();
+            let mask = r.shared.table.bucket_count() as u64 - 1;
+            let fillers = (0..)
+                .map(|i| format!("/f{i}"))
+                .filter(|uri| hashes_of(&hasher, uri).get(1).unwrap() & mask == abc & mask)
+                .take(7);
+            for uri in fillers.chain(["/a/b/c".to_string()]) {
+                let name = Name::from_uri(&uri).unwrap();
+                w.set(name.as_ref(), &[NextHop { face: 1, cost: 0 }], 0)
+                    .unwrap();
+            }
+            let p = r.lookup(&hashes_of(&hasher, "/a/b/c")).unwrap().entry();
+            let mut home = vec![];
+            let more = r.shared.table.home_candidates(abc, |i| home.push(i));
+            assert_eq!((home, more), (vec![], true), "{algorithm:?}: the set-up");
+            let walk = |h: &PrefixHashes| r.lookup_traced(h).0.map(|m| (m.depth(), m.entry()));
+            let with = |h: &PrefixHashes, fh| r.lookup_with(h, fh).map(|m| (m.depth(), m.entry()));
+            // (name, the scan's hint (depth, candidate) and step, the hint after one step)
+            type At = (usize, Option<u32>);
+            let cases: &[(&str, At, Step, At)] = match (algorithm, m) {
+                (LpmAlgorithm::LongestFirst, _) => &[
+                    // The head (depths 4 to 1) stops at 3; the step reads its chain.
+                    (
+                        "/a/b/c/d",
+                        (3, None),
+                        Step::Below { floor: 3 },
+                        (3, Some(p)),
+                    ),
+                    ("/a/b/c", (3, None), Step::Below { floor: 3 }, (3, Some(p))),
+                    // The head (7 to 4) holds none; the step stops at its floor, 3.
+                    (
+                        "/a/b/c/d/e/f/g",
+                        (3, None),
+                        Step::Below { floor: 3 },
+                        (3, None),
+                    ),
+                ],
+                // M = 4: depth 3 is below two-stage's top, as longest-first's.
+                (_, 4) => &[
+                    (
+                        "/a/b/c/d/e",
+                        (3, None),
+                        Step::Below { floor: 3 },
+                        (3, Some(p)),
+                    ),
+                    ("/a/b/c", (3, Some(p)), Step::Done, (3, Some(p))),
+                ],
+                // M = 3: the top's chain is read whole, the stage-2 steps follow.
+                _ => &[
+                    (
+                        "/a/b/c/d",
+                        (3, Some(p)),
+                        Step::Entry { m: 3, entry: p },
+                        (3, Some(p)),
+                    ),
+                    ("/a/b/c", (3, Some(p)), Step::Done, (3, Some(p))),
+                ],
+            };
+            for &(uri, scanned, step, stepped) in cases {
+                let h = hashes_of(&hasher, uri);
+                let mut fh = r.prefetch_entries(&h);
+                let at = format!("{algorithm:?} M={m} {uri}");
+                assert_eq!((hint(&r, fh, &h), fh.step()), (scanned, step), "{at}");
+                assert_eq!(with(&h, fh), walk(&h), "{at}: unstepped");
+                r.prefetch_steps(&h, &mut fh);
+                assert_eq!(hint(&r, fh, &h), stepped, "{at}");
+                assert_eq!(with(&h, fh), walk(&h), "{at}: stepped");
+                assert_eq!(walk(&h), Some((3, p)), "{at}");
+            }
+        }
     }
 
     #[test]

@@ -332,6 +332,34 @@ impl BucketTable {
         self.visit_candidates::<false>(hash, f);
     }
 
+    /// [`BucketTable::candidates`] of the home bucket only: calls `f` with the index behind
+    /// each fingerprint match of the home bucket of `hash`, in slot order, and, when the home
+    /// chain goes on, prefetches its first overflow bucket (without reading it) and returns
+    /// true. For a speculative scan that would otherwise follow the chain with a demand load
+    /// of a line it has not fetched: its caller scans the whole chain
+    /// ([`BucketTable::candidates`]) a step later, once that bucket is in cache. A hint only,
+    /// as `candidates`.
+    #[inline(always)]
+    pub fn home_candidates(&self, hash: u64, mut f: impl FnMut(u32)) -> bool {
+        let bucket = self.home_bucket(hash);
+        let mut matches = fp_match_bits(bucket, fingerprint(hash));
+        while matches != 0 {
+            let s = (matches.trailing_zeros() / 2) as usize;
+            matches &= matches - 1;
+            if let Some(slot) = bucket.slots.get(s) {
+                f(slot_index(slot.load(Ordering::Relaxed)));
+            }
+        }
+        let next = bucket.next.load(Ordering::Acquire);
+        match self.buckets.get(next as usize) {
+            Some(b) if next != 0 => {
+                prefetch_read(core::ptr::from_ref(b));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// [`BucketTable::candidates`] with the slot scan of [`BucketTable::lookup_occupied`].
     #[inline]
     pub fn candidates_occupied(&self, hash: u64, f: impl FnMut(u32)) {

@@ -278,6 +278,36 @@ fn fills_to_capacity_with_default_pool() {
 }
 
 #[test]
+fn home_candidates_scan_the_home_bucket_and_say_whether_the_chain_goes_on() {
+    let (t, mut w) = small(2, 2);
+    let home = |hash| {
+        let mut c = vec![];
+        let more = t.home_candidates(hash, |i| c.push(i));
+        (c, more)
+    };
+    assert_eq!(home(h(0, 5)), (vec![], false), "the empty chain");
+    t.insert(&mut w, h(0, 5), 50).unwrap();
+    assert_eq!(home(h(0, 5)), (vec![50], false));
+    // Fill the home bucket with other fingerprints: the eighth key goes to an overflow bucket.
+    for i in 0..6 {
+        t.insert(&mut w, h(0, 100 + 2 * i), i).unwrap();
+    }
+    t.insert(&mut w, h(0, 7), 70).unwrap();
+    assert_eq!(t.overflow_in_use(), 1);
+    assert_eq!(home(h(0, 5)), (vec![50], true), "home match, chain goes on");
+    // The only match is in the overflow bucket: the home scan offers none and says more
+    // follows; the full scan finds it.
+    assert_eq!(home(h(0, 7)), (vec![], true));
+    let mut c = vec![];
+    t.candidates(h(0, 7), |i| c.push(i));
+    assert_eq!(c, vec![70]);
+    // Another home bucket is unaffected.
+    assert_eq!(home(h(1, 7)), (vec![], false));
+    assert!(t.remove(&mut w, h(0, 7), 70));
+    assert_eq!(home(h(0, 7)), (vec![], false), "overflow bucket returned");
+}
+
+#[test]
 fn prefetch_any_hash_is_harmless() {
     let t = BucketTable::with_capacity(10, 4);
     for hash in [0, 1, u64::MAX, 0xDEAD_BEEF] {
@@ -314,6 +344,12 @@ proptest::proptest! {
             c.clear();
             t.candidates_occupied(key, |i| c.push(i));
             proptest::prop_assert_eq!(&c, &seen);
+            let mut home_c = vec![];
+            let more = t.home_candidates(key, |i| home_c.push(i));
+            proptest::prop_assert!(seen.starts_with(&home_c));
+            if !more {
+                proptest::prop_assert_eq!(&home_c, &seen);
+            }
         }
     }
 }

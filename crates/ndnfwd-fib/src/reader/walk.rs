@@ -81,9 +81,21 @@ impl Shared {
 
     /// The speculative scan of a top-down plan's buckets at depths `top` down to `floor + 1`
     /// (in cache by now): prefetches the entries behind the fingerprint matches of the first
-    /// bucket holding one and returns its depth and first match, or `floor` and none.
+    /// bucket holding one and returns its depth and first match, or `floor` and none. Only the
+    /// chain of depth `full` (0: none) is read whole, its overflow buckets wanted now or in
+    /// cache; at any other depth the home bucket is scanned alone
+    /// ([`BucketTable::home_candidates`]), and one with no match whose chain goes on stops
+    /// the scan there with its first overflow bucket prefetched: the depth and no match are
+    /// returned, and whoever reads that chain next (a further step or the lookup, which probes
+    /// the hint's depth in full) finds the rest in cache instead of stalling on it here.
     #[inline(always)]
-    pub(super) fn scan_down(&self, hashes: &PrefixHashes, top: usize, floor: usize) -> Hint {
+    pub(super) fn scan_down(
+        &self,
+        hashes: &PrefixHashes,
+        top: usize,
+        floor: usize,
+        full: usize,
+    ) -> Hint {
         let mut hint = Hint {
             depth: floor,
             first: None,
@@ -92,7 +104,7 @@ impl Shared {
         let mut l = top;
         while l > floor {
             if let Some(h) = hashes.get(l) {
-                self.table.candidates(h, |i| {
+                let found = |i| {
                     self.entries.prefetch(i);
                     if hint.first.is_none() {
                         hint = Hint {
@@ -100,7 +112,15 @@ impl Shared {
                             first: Some(i),
                         };
                     }
-                });
+                };
+                if l == full {
+                    self.table.candidates(h, found);
+                } else if self.table.home_candidates(h, found) && hint.first.is_none() {
+                    return Hint {
+                        depth: l,
+                        first: None,
+                    };
+                }
                 if hint.first.is_some() {
                     break;
                 }
