@@ -13,10 +13,8 @@
 //! ([`fingerprint`]), so an occupied slot is never 0 and 0 means empty. This costs one bit of
 //! fingerprint (false-positive rate 2^-31 per occupied slot) and lets a reader test a slot with
 //! one load and one compare, or the whole bucket with one SIMD compare (`raw::scan`), since an
-//! empty slot never matches. `BucketTable::lookup_occupied` visits only the slots the occupancy
-//! bits mark (for mostly empty tables); since the slot word alone decides a match, an occupancy
-//! bit that disagrees with its slot for a moment costs a wasted compare or a not-yet-seen
-//! insert, never a wrong index.
+//! empty slot never matches. Readers never look at the occupancy bits, which only the writer
+//! uses to find a free slot and an empty overflow bucket.
 //!
 //! Bucket 0 is always a home bucket, so `next == 0` can mean "no overflow".
 

@@ -11,10 +11,7 @@
 //!   (`prev.next = bucket.next`), then the home bucket's chain version is bumped, and only then
 //!   is the bucket put on the free list (its `next` becomes the free-list link).
 //! - lookup: reads the home chain version (acquire), walks at most `1 + overflow pool` buckets,
-//!   (`lookup_occupied` reads only the slots a bucket's occupancy bits mark: `meta` is loaded
-//!   with Acquire and the writer sets a bit only after the slot's store, so a marked slot is
-//!   visible; a stale bit is harmless: a cleared slot fails the fingerprint test, an unmarked
-//!   new one is an insert the lookup did not yet see), and on a miss re-reads the version: if it changed, an overflow bucket it may have been
+//!   and on a miss re-reads the version: if it changed, an overflow bucket it may have been
 //!   standing in was recycled, so it walks again (at most [`MAX_RETRIES`] extra walks). Hence a
 //!   key that stays in the table is always found, even while other keys come and go.
 //!
@@ -215,55 +212,18 @@ impl BucketTable {
     /// [`BucketTable::lookup`] that also returns the number of buckets (cache lines) visited.
     #[inline]
     pub fn lookup_probes(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
-        self.walk::<false>(hash, eq)
+        self.walk(hash, eq)
     }
 
-    /// [`BucketTable::lookup`] for a table whose buckets are mostly empty (sized for a worst
-    /// case, like the PIT-CS): reads only the slots the bucket's occupancy bits mark, instead
-    /// of comparing all seven at once. Same result and the same concurrency guarantees (module
-    /// docs); fewer instructions when a bucket holds about two entries or fewer, more when it
-    /// is nearly full, which is why [`BucketTable::lookup`] (the FIB's) compares every slot.
-    #[inline]
-    pub fn lookup_occupied(&self, hash: u64, eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.walk::<true>(hash, eq).0
-    }
-
-    /// [`BucketTable::lookup_occupied`] by the table's writer: one walk of the chain, without
-    /// the chain-version re-validation of a miss. Holding `&TableWriter` means no `insert` or
+    /// [`BucketTable::lookup`] by the table's writer: one walk of the chain, without the
+    /// chain-version re-validation of a miss. Holding `&TableWriter` means no `insert` or
     /// `remove` (both take `&mut TableWriter`) can run during the walk, so the first walk's
-    /// answer is final; the same result as `lookup_occupied`, with `eq` offered the same
-    /// candidates in the same order. For a single-threaded owner (the PIT-CS) that looks up
-    /// and then inserts or removes. Panics if `w` belongs to another table. Always inlined:
-    /// its one caller per Interest would otherwise pay a call's prologue and epilogue.
-    #[inline(always)]
-    pub fn lookup_occupied_writer(
-        &self,
-        w: &TableWriter,
-        hash: u64,
-        eq: impl FnMut(u32) -> bool,
-    ) -> Option<u32> {
-        self.writer_walk::<true>(w, hash, eq)
-    }
-
-    /// [`BucketTable::lookup`] by the table's writer, as [`BucketTable::lookup_occupied_writer`]
-    /// is `lookup_occupied`'s: one walk, no re-validation, the same candidates in the same
-    /// order as `lookup`. For a writer whose buckets fill up (the PIT-CS, whose retired slots
-    /// stay until a bucket is full: `insert_at_clearing`), where one compare of the whole
-    /// bucket costs less than a test of each occupied slot.
+    /// answer is final; the same result as `lookup`, with `eq` offered the same candidates in
+    /// the same order. For a single-threaded owner (the PIT-CS) that looks up and then inserts
+    /// or removes. Panics if `w` belongs to another table. Always inlined: its one caller per
+    /// Interest would otherwise pay a call's prologue and epilogue.
     #[inline(always)]
     pub fn lookup_writer(
-        &self,
-        w: &TableWriter,
-        hash: u64,
-        eq: impl FnMut(u32) -> bool,
-    ) -> Option<u32> {
-        self.writer_walk::<false>(w, hash, eq)
-    }
-
-    /// The writer's lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s
-    /// slot scan.
-    #[inline(always)]
-    fn writer_walk<const OCCUPIED_ONLY: bool>(
         &self,
         w: &TableWriter,
         hash: u64,
@@ -274,7 +234,7 @@ impl BucketTable {
         let mut bucket = self.home_bucket(hash);
         // At most `1 + pool` buckets, as in `walk`.
         for _ in 0..=self.pool {
-            if let Some(i) = scan::<OCCUPIED_ONLY>(bucket, fp, &mut eq) {
+            if let Some(i) = scan(bucket, fp, &mut eq) {
                 return Some(i);
             }
             match bucket.next.load(Ordering::Relaxed) {
@@ -285,13 +245,9 @@ impl BucketTable {
         None
     }
 
-    /// The lookup walk; `OCCUPIED_ONLY` selects [`BucketTable::lookup_occupied`]'s slot scan.
+    /// The lookup walk.
     #[inline(always)]
-    fn walk<const OCCUPIED_ONLY: bool>(
-        &self,
-        hash: u64,
-        mut eq: impl FnMut(u32) -> bool,
-    ) -> (Option<u32>, u32) {
+    fn walk(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
         let fp = fingerprint(hash);
         let home = self.home_bucket(hash);
         let mut probes = 0u32;
@@ -301,7 +257,7 @@ impl BucketTable {
             let mut walked = 0u32;
             loop {
                 probes += 1;
-                if let Some(i) = scan::<OCCUPIED_ONLY>(bucket, fp, &mut eq) {
+                if let Some(i) = scan(bucket, fp, &mut eq) {
                     return (Some(i), probes);
                 }
                 let next = bucket.next.load(Ordering::Acquire);
@@ -328,8 +284,23 @@ impl BucketTable {
     /// writes it is a hint only: it does not re-validate, may miss entries and may offer the
     /// index of a slot rewritten after its fingerprint was compared.
     #[inline]
-    pub fn candidates(&self, hash: u64, f: impl FnMut(u32)) {
-        self.visit_candidates::<false>(hash, f);
+    pub fn candidates(&self, hash: u64, mut f: impl FnMut(u32)) {
+        let fp = fingerprint(hash);
+        let mut bucket = self.home_bucket(hash);
+        // At most `1 + pool` buckets, as in `walk` (a plain count: no range iterator state).
+        let mut left = self.pool;
+        loop {
+            bucket_candidates(bucket, fp, &mut f);
+            let next = bucket.next.load(Ordering::Acquire);
+            if next == 0 || left == 0 {
+                return;
+            }
+            left -= 1;
+            match self.buckets.get(next as usize) {
+                Some(b) => bucket = b,
+                None => return,
+            }
+        }
     }
 
     /// [`BucketTable::candidates`] of the home bucket only: calls `f` with the index behind
@@ -342,14 +313,7 @@ impl BucketTable {
     #[inline(always)]
     pub fn home_candidates(&self, hash: u64, mut f: impl FnMut(u32)) -> bool {
         let bucket = self.home_bucket(hash);
-        let mut matches = fp_match_bits(bucket, fingerprint(hash));
-        while matches != 0 {
-            let s = (matches.trailing_zeros() / 2) as usize;
-            matches &= matches - 1;
-            if let Some(slot) = bucket.slots.get(s) {
-                f(slot_index(slot.load(Ordering::Relaxed)));
-            }
-        }
+        bucket_candidates(bucket, fingerprint(hash), &mut f);
         let next = bucket.next.load(Ordering::Acquire);
         match self.buckets.get(next as usize) {
             Some(b) if next != 0 => {
@@ -357,49 +321,6 @@ impl BucketTable {
                 true
             }
             _ => false,
-        }
-    }
-
-    /// [`BucketTable::candidates`] with the slot scan of [`BucketTable::lookup_occupied`].
-    #[inline]
-    pub fn candidates_occupied(&self, hash: u64, f: impl FnMut(u32)) {
-        self.visit_candidates::<true>(hash, f);
-    }
-
-    #[inline(always)]
-    fn visit_candidates<const OCCUPIED_ONLY: bool>(&self, hash: u64, mut f: impl FnMut(u32)) {
-        let fp = fingerprint(hash);
-        let mut bucket = self.home_bucket(hash);
-        // At most `1 + pool` buckets, as in `walk` (a plain count: no range iterator state).
-        let mut left = self.pool;
-        loop {
-            if OCCUPIED_ONLY {
-                let _ = scan::<true>(bucket, fp, &mut |i| {
-                    f(i);
-                    false
-                });
-            } else {
-                // The SIMD filter's slots without the re-check `scan` makes before `eq` reads
-                // an entry: a candidate is only prefetched, and a slot changed since the
-                // filter is a write the caller's hint must not outlive anyway.
-                let mut matches = fp_match_bits(bucket, fp);
-                while matches != 0 {
-                    let s = (matches.trailing_zeros() / 2) as usize;
-                    matches &= matches - 1;
-                    if let Some(slot) = bucket.slots.get(s) {
-                        f(slot_index(slot.load(Ordering::Relaxed)));
-                    }
-                }
-            }
-            let next = bucket.next.load(Ordering::Acquire);
-            if next == 0 || left == 0 {
-                return;
-            }
-            left -= 1;
-            match self.buckets.get(next as usize) {
-                Some(b) => bucket = b,
-                None => return,
-            }
         }
     }
 
@@ -660,47 +581,46 @@ impl BucketTable {
 }
 
 /// Calls `eq` with the index of every slot of `bucket` whose fingerprint is `fp`, in slot
-/// order, until it returns true; returns that index. Without `OCCUPIED_ONLY`, one SSE2 compare
-/// of the whole bucket ([`fp_match_bits`]) picks the slots to visit; each is re-loaded
-/// (Relaxed) and re-checked, since the writer may have changed it since. With `OCCUPIED_ONLY`,
-/// only the slots the occupancy bits mark are read (`meta` loaded with Acquire: the writer sets
-/// a bit after the slot's Release store, so a marked slot's word is visible).
+/// order, until it returns true; returns that index. One SSE2 compare of the whole bucket
+/// ([`fp_match_bits`]) picks the slots to visit; each is re-loaded (Relaxed) and re-checked,
+/// since the writer may have changed it since.
 #[inline(always)]
-fn scan<const OCCUPIED_ONLY: bool>(
-    bucket: &Bucket,
-    fp: u32,
-    eq: &mut impl FnMut(u32) -> bool,
-) -> Option<u32> {
-    let mut test = |slot: &AtomicU64| {
+fn scan(bucket: &Bucket, fp: u32, eq: &mut impl FnMut(u32) -> bool) -> Option<u32> {
+    let mut matches = fp_match_bits(bucket, fp);
+    while matches != 0 {
+        let s = (matches.trailing_zeros() / 2) as usize;
+        matches &= matches - 1;
+        let Some(slot) = bucket.slots.get(s) else {
+            continue;
+        };
         let word = slot.load(Ordering::Relaxed);
         if slot_fp(word) != fp {
-            return None;
+            continue;
         }
         // Pairs with the writer's Release store of this slot: the entry behind the index is
         // initialized before `eq` looks at it.
         fence(Ordering::Acquire);
-        eq(slot_index(word)).then_some(slot_index(word))
-    };
-    if !OCCUPIED_ONLY {
-        let mut matches = fp_match_bits(bucket, fp);
-        while matches != 0 {
-            let s = (matches.trailing_zeros() / 2) as usize;
-            matches &= matches - 1;
-            if let Some(i) = bucket.slots.get(s).and_then(&mut test) {
-                return Some(i);
-            }
-        }
-        return None;
-    }
-    let mut occupied = bucket.meta.load(Ordering::Acquire) & OCC_MASK;
-    while occupied != 0 {
-        let s = occupied.trailing_zeros() as usize;
-        occupied &= occupied - 1;
-        if let Some(i) = bucket.slots.get(s).and_then(&mut test) {
-            return Some(i);
+        if eq(slot_index(word)) {
+            return Some(slot_index(word));
         }
     }
     None
+}
+
+/// Calls `f` with the index in every slot of `bucket` that the SIMD filter says has
+/// fingerprint `fp`, in slot order: [`scan`] without its re-check before the caller reads an
+/// entry, since a candidate is only prefetched, and a slot changed since the filter is a write
+/// the caller's hint must not outlive anyway.
+#[inline(always)]
+fn bucket_candidates(bucket: &Bucket, fp: u32, f: &mut impl FnMut(u32)) {
+    let mut matches = fp_match_bits(bucket, fp);
+    while matches != 0 {
+        let s = (matches.trailing_zeros() / 2) as usize;
+        matches &= matches - 1;
+        if let Some(slot) = bucket.slots.get(s) {
+            f(slot_index(slot.load(Ordering::Relaxed)));
+        }
+    }
 }
 
 impl core::fmt::Debug for BucketTable {

@@ -54,19 +54,16 @@ fn eq_is_called_only_for_fingerprint_matches_and_decides() {
     let mut c = vec![];
     t.candidates(h(0, 200), |i| c.push(i));
     assert_eq!(c, vec![2, 3, 4]);
-    c.clear();
-    t.candidates_occupied(h(0, 200), |i| c.push(i));
-    assert_eq!(
-        c,
-        vec![2, 3, 4],
-        "occupied-only scan: same matches, same order"
-    );
     seen.clear();
-    let r = t.lookup_occupied(h(0, 200), |i| {
+    let r = t.lookup(h(0, 200), |i| {
         seen.push(i);
         i == 3
     });
-    assert_eq!((r, seen), (Some(3), vec![2, 3]));
+    assert_eq!(
+        (r, seen),
+        (Some(3), vec![2, 3]),
+        "stops at the first confirmed"
+    );
     assert_eq!(t.lookup(h(0, 200), |_| false), None);
     // Removing is exact on (fingerprint, index).
     assert!(!t.remove(&mut w, h(0, 200), 1));
@@ -318,8 +315,8 @@ fn prefetch_any_hash_is_harmless() {
 
 proptest::proptest! {
     /// `candidates` (SIMD filter without the re-check) offers exactly the indices, in the same
-    /// order, that a lookup's `eq` is offered when it confirms none, and that the
-    /// occupied-only scan offers, over chains with overflow buckets and removals.
+    /// order, that a lookup's `eq` is offered when it confirms none, over chains with overflow
+    /// buckets and removals.
     #[test]
     fn candidates_are_the_lookups_fingerprint_matches(
         keys in proptest::collection::vec((0u64..4, 0u32..6, proptest::bool::ANY), 0..60),
@@ -340,9 +337,6 @@ proptest::proptest! {
             proptest::prop_assert_eq!(t.lookup(key, |i| { seen.push(i); false }), None);
             let mut c = vec![];
             t.candidates(key, |i| c.push(i));
-            proptest::prop_assert_eq!(&c, &seen);
-            c.clear();
-            t.candidates_occupied(key, |i| c.push(i));
             proptest::prop_assert_eq!(&c, &seen);
             let mut home_c = vec![];
             let more = t.home_candidates(key, |i| home_c.push(i));

@@ -86,12 +86,7 @@ fn reader(s: &Shared, me: usize) {
                 }
                 i == k
             };
-            // Both slot scans: all seven slots, and only those the occupancy bits mark.
-            let got = if (x >> 40) & 1 == 0 {
-                s.table.lookup(h, &mut eq)
-            } else {
-                s.table.lookup_occupied(h, &mut eq)
-            };
+            let got = s.table.lookup(h, &mut eq);
             if got != Some(k) {
                 s.wrong.fetch_add(1, SeqCst);
             }
