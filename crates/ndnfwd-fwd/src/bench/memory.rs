@@ -164,21 +164,7 @@ pub fn run(cfg: &MemoryConfig) -> Result<MemoryReport, AllocError> {
 fn pages_row(lines: usize, loads: u64, seed: u64) -> Result<PagesRow, AllocError> {
     let order = cycle(lines, seed)?;
     let latency = |stride: usize| -> Result<f64, AllocError> {
-        // Line k's word: its page's (or packed line's) start, plus a line offset in the page
-        // that cycles through the page's 64 lines, so both layouts spread over the cache sets.
-        let at = |k: usize| {
-            if stride == PAGE_WORDS {
-                k * PAGE_WORDS + (k % (PAGE_WORDS / LINE_WORDS)) * LINE_WORDS
-            } else {
-                k * LINE_WORDS
-            }
-        };
-        let mut a = ZeroedSlice::<u32>::new(lines * stride)?;
-        for (k, &next) in order.iter().enumerate() {
-            if let Some(w) = a.get_mut(at(k)) {
-                *w = at(next as usize) as u32;
-            }
-        }
+        let a = laid_out(&order, stride)?;
         let t0 = Instant::now();
         let mut p = 0u32;
         for _ in 0..loads {
@@ -195,6 +181,22 @@ fn pages_row(lines: usize, loads: u64, seed: u64) -> Result<PagesRow, AllocError
         spread_ns,
         translation_ns: spread_ns - packed_ns,
     })
+}
+
+/// The random cycle `order` laid out one line every `stride` words ([`LINE_WORDS`]: packed,
+/// [`PAGE_WORDS`]: one line per 4 KiB page): line `k`'s first word holds the word index of line
+/// `order[k]`, so a chase from word 0 visits every line once. A spread line sits at an offset
+/// in its page that cycles through the page's 64 lines, so both layouts spread over the cache
+/// sets.
+fn laid_out(order: &[u32], stride: usize) -> Result<ZeroedSlice<u32>, AllocError> {
+    let at = |k: usize| k * stride + (k % (stride / LINE_WORDS)) * LINE_WORDS;
+    let mut a = ZeroedSlice::<u32>::new(order.len() * stride)?;
+    for (k, &next) in order.iter().enumerate() {
+        if let Some(w) = a.get_mut(at(k)) {
+            *w = at(next as usize) as u32;
+        }
+    }
+    Ok(a)
 }
 
 /// `threads` threads, each building its array then timing every chain count between barriers;
@@ -289,6 +291,25 @@ mod tests {
         }
         assert_eq!(p, 0);
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn both_layouts_chase_every_line_once_in_its_own_line_or_page() {
+        let order = cycle(200, 5).expect("map");
+        for (stride, unit) in [(LINE_WORDS, LINE_WORDS), (PAGE_WORDS, PAGE_WORDS)] {
+            let a = laid_out(&order, stride).expect("map");
+            let (mut p, mut units) = (0usize, std::collections::HashSet::new());
+            for step in 0..200 {
+                assert!(
+                    units.insert(p / unit),
+                    "stride {stride}: unit of {p} seen twice"
+                );
+                assert_eq!(p % LINE_WORDS, 0, "stride {stride}: a line's first word");
+                p = a[p] as usize;
+                assert!(p != 0 || step == 199, "stride {stride}: cycle closed early");
+            }
+            assert_eq!(p, 0, "stride {stride}: back at the start after every line");
+        }
     }
 
     #[test]
