@@ -107,7 +107,9 @@ pub struct BenchConfig {
     pub runs: usize,
     /// Workload seed.
     pub seed: u64,
-    /// The process's allocation counter, if the caller installed a counting allocator.
+    /// The process's allocation counter, if the caller installed a counting allocator (read
+    /// around each timed phase; a counter that also counts frees makes `allocations_per_packet`
+    /// count both).
     pub alloc_count: Option<AllocCount>,
 }
 

@@ -6,6 +6,7 @@ use ndn_packet::{DataBuilder, InterestBuilder, Name, NameHasher};
 use ndnfwd_fib::FibHandle;
 use ndnfwd_pcct::{PcctConfig, MS};
 use ndnfwd_workload::{NameSource, Workload};
+use std::collections::VecDeque;
 use std::sync::Barrier;
 
 use super::{BenchConfig, BenchError, Schedule, CONSUMER, CONTENT, UPSTREAMS};
@@ -54,8 +55,9 @@ pub(super) struct WorkerOut {
     pub(super) stages: Vec<[StageCycles; 2]>,
 }
 
-/// Packets of one phase, carved from one buffer like a receive ring's.
-fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) {
+/// Packets of one phase, carved from one buffer like a receive ring's; returns the buffer's
+/// empty tail, which keeps the whole buffer allocated for as long as the caller holds it.
+fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) -> BytesMut {
     out.clear();
     let n = ctx.cfg.pit_capacity as usize;
     let mut pool = BytesMut::with_capacity(n * 96);
@@ -79,9 +81,11 @@ fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) {
             });
         }
     }
+    pool
 }
 
-fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPacket>) {
+/// The Data of one phase, as [`encode_interests`] does the Interests.
+fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPacket>) -> BytesMut {
     out.clear();
     let n = ctx.cfg.pit_capacity as usize;
     let mut pool = BytesMut::with_capacity(n * 256);
@@ -108,6 +112,7 @@ fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPac
             });
         }
     }
+    pool
 }
 
 /// Thread CPU ns since `t0` (0 where the OS does not tell).
@@ -154,6 +159,15 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     let mut tx = TxBurst::with_capacity(cfg.batch * 4);
     let mut tokens = vec![LpToken::default(); packets];
     let mut now = 0u64;
+    // The receive buffers (an Interest's and a Data's per run) of the runs whose packets the
+    // PIT-CS may still hold. A buffer is freed when its last packet goes: for a 1M-packet Data
+    // buffer that is a 256 MB munmap, taking the address space's lock that the other workers'
+    // page faults wait on, inside whichever timed phase evicts that packet (measured: 8-25
+    // cycles a Data, and one of two workers stalled 8-15 ms a phase). A forwarder's receive
+    // rings are reused, never freed, so the buffers are released here, between phases, once
+    // the CS has evicted every packet carved from them.
+    let mut rings = VecDeque::new();
+    let held = 2 * cfg.cs_capacity.div_ceil(cfg.pit_capacity).max(1) as usize;
     for slot in 0..n_slots {
         let combo = ctx.schedule.combo_of(slot);
         let (wi, mi) = Schedule::split(combo, ctx.modes.len());
@@ -171,7 +185,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         let base = ((slot * ctx.workers + w) * packets) as u64;
 
         // Interest phase.
-        encode_interests(ctx, base, &mut rx);
+        rings.push_back(encode_interests(ctx, base, &mut rx));
         tokens.iter_mut().for_each(|t| *t = LpToken::default());
         engine.reset_stage_cycles();
         ctx.barrier.wait();
@@ -210,7 +224,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         }
 
         // Data phase.
-        encode_data(ctx, base, &tokens, &mut rx);
+        rings.push_back(encode_data(ctx, base, &tokens, &mut rx));
         engine.reset_stage_cycles();
         ctx.barrier.wait();
         ctx.barrier.wait();
@@ -237,6 +251,9 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
             st[1] = *engine.stage_cycles();
         }
         rx.clear();
+        while rings.len() > held {
+            rings.pop_front();
+        }
         now += 10 * MS;
     }
     Ok(out)
