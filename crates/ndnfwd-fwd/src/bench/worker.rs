@@ -55,12 +55,39 @@ pub(super) struct WorkerOut {
     pub(super) stages: Vec<[StageCycles; 2]>,
 }
 
-/// Packets of one phase, carved from one buffer like a receive ring's; returns the buffer's
-/// empty tail, which keeps the whole buffer allocated for as long as the caller holds it.
-fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) -> BytesMut {
+/// One worker's receive buffers for one packet kind, reused run after run as a forwarder
+/// reuses its receive rings. A phase's packets are carved from one buffer, and the buffer is
+/// freed when its last packet goes: for 1M Data that was a 256 MB munmap inside whichever
+/// timed phase evicted the packet, holding the address-space lock the other worker's page
+/// faults wait on (measured: one of two workers stalled 8-15 ms a Data phase), and after it the
+/// kernel's work on the freed pages and the next buffer's page faults. Kept here instead, a
+/// buffer is refilled once no packet refers to it.
+#[derive(Default)]
+struct Rings(VecDeque<BytesMut>);
+
+impl Rings {
+    /// An empty buffer with room for `bytes`: the oldest one that no packet refers to any
+    /// more, else a new one.
+    fn take(&mut self, bytes: usize) -> BytesMut {
+        if self.0.front_mut().is_some_and(|b| b.try_reclaim(bytes)) {
+            if let Some(b) = self.0.pop_front() {
+                return b;
+            }
+        }
+        BytesMut::with_capacity(bytes)
+    }
+
+    /// Keeps `tail`, the rest of a buffer packets were split from (it holds the buffer).
+    fn keep(&mut self, tail: BytesMut) {
+        self.0.push_back(tail);
+    }
+}
+
+/// Packets of one phase, carved from one buffer of `rings` like a receive ring's.
+fn encode_interests(ctx: &Ctx<'_>, base: u64, rings: &mut Rings, out: &mut Vec<RxPacket>) {
     out.clear();
     let n = ctx.cfg.pit_capacity as usize;
-    let mut pool = BytesMut::with_capacity(n * 96);
+    let mut pool = rings.take(n * 96);
     let mut buf = Vec::with_capacity(256);
     for k in 0..n as u64 {
         let i = base + k;
@@ -81,14 +108,20 @@ fn encode_interests(ctx: &Ctx<'_>, base: u64, out: &mut Vec<RxPacket>) -> BytesM
             });
         }
     }
-    pool
+    rings.keep(pool);
 }
 
 /// The Data of one phase, as [`encode_interests`] does the Interests.
-fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPacket>) -> BytesMut {
+fn encode_data(
+    ctx: &Ctx<'_>,
+    base: u64,
+    tokens: &[LpToken],
+    rings: &mut Rings,
+    out: &mut Vec<RxPacket>,
+) {
     out.clear();
     let n = ctx.cfg.pit_capacity as usize;
-    let mut pool = BytesMut::with_capacity(n * 256);
+    let mut pool = rings.take(n * 256);
     let mut buf = Vec::with_capacity(256);
     for k in 0..n {
         let i = base + k as u64;
@@ -112,7 +145,7 @@ fn encode_data(ctx: &Ctx<'_>, base: u64, tokens: &[LpToken], out: &mut Vec<RxPac
             });
         }
     }
-    pool
+    rings.keep(pool);
 }
 
 /// Thread CPU ns since `t0` (0 where the OS does not tell).
@@ -159,15 +192,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
     let mut tx = TxBurst::with_capacity(cfg.batch * 4);
     let mut tokens = vec![LpToken::default(); packets];
     let mut now = 0u64;
-    // The receive buffers (an Interest's and a Data's per run) of the runs whose packets the
-    // PIT-CS may still hold. A buffer is freed when its last packet goes: for a 1M-packet Data
-    // buffer that is a 256 MB munmap, taking the address space's lock that the other workers'
-    // page faults wait on, inside whichever timed phase evicts that packet (measured: 8-25
-    // cycles a Data, and one of two workers stalled 8-15 ms a phase). A forwarder's receive
-    // rings are reused, never freed, so the buffers are released here, between phases, once
-    // the CS has evicted every packet carved from them.
-    let mut rings = VecDeque::new();
-    let held = 2 * cfg.cs_capacity.div_ceil(cfg.pit_capacity).max(1) as usize;
+    let (mut interest_rings, mut data_rings) = (Rings::default(), Rings::default());
     for slot in 0..n_slots {
         let combo = ctx.schedule.combo_of(slot);
         let (wi, mi) = Schedule::split(combo, ctx.modes.len());
@@ -185,7 +210,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         let base = ((slot * ctx.workers + w) * packets) as u64;
 
         // Interest phase.
-        rings.push_back(encode_interests(ctx, base, &mut rx));
+        encode_interests(ctx, base, &mut interest_rings, &mut rx);
         tokens.iter_mut().for_each(|t| *t = LpToken::default());
         engine.reset_stage_cycles();
         ctx.barrier.wait();
@@ -224,7 +249,7 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
         }
 
         // Data phase.
-        rings.push_back(encode_data(ctx, base, &tokens, &mut rx));
+        encode_data(ctx, base, &tokens, &mut data_rings, &mut rx);
         engine.reset_stage_cycles();
         ctx.barrier.wait();
         ctx.barrier.wait();
@@ -251,10 +276,36 @@ pub(super) fn worker(ctx: &Ctx<'_>, w: usize) -> Result<WorkerOut, BenchError> {
             st[1] = *engine.stage_cycles();
         }
         rx.clear();
-        while rings.len() > held {
-            rings.pop_front();
-        }
         now += 10 * MS;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rings;
+
+    #[test]
+    fn a_ring_is_refilled_once_no_packet_refers_to_it() {
+        let mut rings = Rings::default();
+        let mut ring = rings.take(1000);
+        let start = ring.as_ptr();
+        ring.extend_from_slice(&[7; 600]);
+        let packet = ring.split().freeze();
+        rings.keep(ring);
+
+        // A packet still refers to the only buffer: a new one.
+        let mut other = rings.take(1000);
+        assert_ne!(other.as_ptr(), start);
+        other.extend_from_slice(&[8; 600]);
+        let other_packet = other.split().freeze();
+        rings.keep(other);
+
+        // Once it has gone, the oldest buffer is refilled from its start, with its room.
+        drop(packet);
+        let again = rings.take(1000);
+        assert_eq!(again.as_ptr(), start);
+        assert!(again.is_empty() && again.capacity() >= 1000);
+        assert_eq!(&other_packet[..], &[8; 600][..]);
+    }
 }
