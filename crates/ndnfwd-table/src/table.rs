@@ -71,8 +71,15 @@ impl Place {
     }
 }
 
-/// Where a [`BucketTable`]'s home buckets sit in its mapping: [`Flat`] or [`Paged`].
-pub trait Layout: Send + Sync + core::fmt::Debug {
+/// Keeps [`Layout`] to this crate's two layouts: the table's hot paths trust `FLAT` and `line`.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Flat {}
+    impl Sealed for super::Paged {}
+}
+
+/// Where a [`BucketTable`]'s home buckets sit in its mapping: [`Flat`] or [`Paged`] (sealed).
+pub trait Layout: Send + Sync + core::fmt::Debug + sealed::Sealed {
     /// Home bucket `b` is line `b` (known at compile time: no arithmetic on the hot paths).
     const FLAT: bool;
     /// The line of home bucket `b`.
