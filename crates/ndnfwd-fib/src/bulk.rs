@@ -131,6 +131,7 @@ pub fn load(
         // Each real prefix has an entry; records beyond two per prefix share aux entries.
         max_entries: reals + extra_records.div_ceil(2) + (1 << 16),
         max_sets: 1 << 24,
+        colocated: reals,
     };
     let lpm = LpmConfig {
         algorithm: cfg.algorithm,
@@ -346,7 +347,13 @@ impl Loader {
             LpmAlgorithm::TwoStage => {}
         }
         let fwd = self.core.acquire_fwd(strategy, &self.hops)?;
-        let entry = self.core.alloc_entry(Some((self.h2(p), fwd, p as u8)))?;
+        // In the page of the first record it hosts when it hosts one: a lookup reads that
+        // record right after its bucket (two-stage's virtual at M), and reaches the prefix's
+        // own part, when it does, through the record, whose read has just fetched the entry.
+        let near = recs.first().map_or(p, |&(l, _, _)| l);
+        let entry = self
+            .core
+            .alloc_entry_near(self.h1(near), Some((self.h2(p), fwd, p as u8)))?;
         for (i, &(l, kind, value)) in recs.iter().take(2).enumerate() {
             let host = Host {
                 entry,

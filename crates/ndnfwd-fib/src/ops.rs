@@ -17,7 +17,7 @@ use crate::lpm::{LpmConfig, Published};
 use crate::nexthop::{canonical, FwdInterner, NextHop, StrategyId};
 use crate::qsbr::{Limbo, Qsbr};
 use crate::reader::{bump, Counters, Shared, ROOT_VALID};
-use crate::store::Segmented;
+use crate::store::{Entries, Segmented, PAGE_SLOT_BITS};
 use crate::FibError;
 
 /// Where a record lives: entry index and record position (0 or 1).
@@ -64,13 +64,35 @@ pub(crate) struct Sizing {
     pub load_factor: usize,
     pub max_entries: u64,
     pub max_sets: u64,
+    /// Entries expected in the pages of their prefixes' home buckets (one per real prefix),
+    /// which sizes the pages' split between home buckets and entries ([`Entries`]).
+    pub colocated: u64,
+}
+
+/// Home buckets a page holds when `per_bucket` entries are expected in its payload for each:
+/// the most whose payload holds their expectation plus one standard deviation (Poisson), so
+/// that about 1 % of entries spill at 4 a bucket.
+fn home_per_page(per_bucket: f64) -> usize {
+    let lines = 4096 / ndnfwd_table::BUCKET_BYTES;
+    let fits = |l: usize| {
+        let slots = ((lines - l) * ndnfwd_table::BUCKET_BYTES / size_of::<Entry>())
+            .min(1 << PAGE_SLOT_BITS);
+        let mean = l as f64 * per_bucket;
+        slots as f64 >= mean + mean.sqrt()
+    };
+    (2..lines).rev().find(|&l| fits(l)).unwrap_or(2)
 }
 
 pub(crate) struct Core {
     pub shared: Arc<Shared>,
     tw: TableWriter,
+    /// Free spill entries (ids from `Entries::paged` on) that were used before.
     free_entries: Vec<u32>,
+    /// Spill entries `0..next_entry` have been handed out at least once.
     next_entry: u32,
+    /// Free slots of each page of the table: bit `s` of `page_free[p]` <=> entry
+    /// `p << PAGE_SLOT_BITS | s` is free.
+    page_free: Vec<u128>,
     pub fwd: FwdInterner,
     limbo: Limbo<Garbage>,
     /// An entry with record position 1 never used yet (closed when it empties).
@@ -79,23 +101,25 @@ pub(crate) struct Core {
 
 impl Core {
     pub(crate) fn new(size: Sizing, lpm: LpmConfig, d: u8) -> Result<Self, FibError> {
-        let table = if size.exact {
-            // Same home count as `try_with_capacity`; the pool is derived from the table's own
-            // estimate, `2 x expectation + home / 16 + 64`.
-            let lf = match size.load_factor {
-                0 => ndnfwd_table::DEFAULT_LOAD_FACTOR,
-                n => n.min(ndnfwd_table::MAX_LOAD_FACTOR),
-            };
-            let slots = size.slots.max(1);
-            let home = slots.div_ceil(lf).next_power_of_two();
-            let default = ndnfwd_table::default_overflow_buckets(slots, home);
+        // Same home count and pool as `BucketTable::try_with_capacity`, except that an exact
+        // (bulk) sizing derives the pool from the table's own estimate, `2 x expectation +
+        // home / 16 + 64`, at 1.15 x the expectation.
+        let lf = match size.load_factor {
+            0 => ndnfwd_table::DEFAULT_LOAD_FACTOR,
+            n => n.min(ndnfwd_table::MAX_LOAD_FACTOR),
+        };
+        let slots = size.slots.max(1);
+        let home = slots.div_ceil(lf).next_power_of_two();
+        let default = ndnfwd_table::default_overflow_buckets(slots, home);
+        let pool = if size.exact {
             let expected = default.saturating_sub(home / 16 + 64) / 2;
-            let pool = expected + expected * 3 / 20 + home / 64 + 64;
-            BucketTable::try_with_buckets(home, pool)
+            expected + expected * 3 / 20 + home / 64 + 64
         } else {
-            BucketTable::try_with_capacity(size.slots.max(1), size.load_factor)
-        }
-        .map_err(|_| FibError::OutOfMemory)?;
+            default
+        };
+        let per_page = home_per_page(size.colocated as f64 / home as f64);
+        let table =
+            BucketTable::try_with_pages(home, pool, per_page).map_err(|_| FibError::OutOfMemory)?;
         let tw = table.take_writer().ok_or(FibError::OutOfMemory)?;
         let config = Published {
             algorithm: lpm.algorithm,
@@ -103,9 +127,19 @@ impl Core {
             d,
             k: 0,
         };
+        let pages = table.pages();
+        let page_slots = table
+            .page_payload::<Entry>(0)
+            .len()
+            .min(1 << PAGE_SLOT_BITS);
+        let page_free = u128::MAX.checked_shr(128 - page_slots as u32).unwrap_or(0);
+        let paged = u32::try_from(pages << PAGE_SLOT_BITS).map_err(|_| FibError::OutOfMemory)?;
         let shared = Arc::new(Shared {
             table,
-            entries: Segmented::with_capacity(size.max_entries),
+            entries: Entries {
+                paged,
+                spill: Segmented::with_capacity(size.max_entries),
+            },
             sets: Segmented::with_capacity(size.max_sets),
             config: config.pack().into(),
             root: 0.into(),
@@ -118,6 +152,7 @@ impl Core {
             tw,
             free_entries: Vec::new(),
             next_entry: 0,
+            page_free: vec![page_free; pages],
             fwd: FwdInterner::new(),
             limbo: Limbo::default(),
             open_aux: None,
@@ -125,7 +160,7 @@ impl Core {
     }
 
     pub(crate) fn entry(&self, i: u32) -> Option<&Entry> {
-        self.shared.entries.get(i)
+        self.shared.entry(i)
     }
 
     pub(crate) fn published(&self) -> Published {
@@ -165,21 +200,44 @@ impl Core {
         }
     }
 
-    /// A fresh, unreachable entry with an optional real part `(h2, fwd, real_md)`.
+    /// [`Core::alloc_entry`] in the page of the home bucket of `h1` when that page has a free
+    /// slot (a paged table, [`Entries`]).
+    pub(crate) fn alloc_entry_near(
+        &mut self,
+        h1: u64,
+        real: Option<(u64, u32, u8)>,
+    ) -> Result<u32, FibError> {
+        let page = self.shared.table.home_page(h1);
+        match self.page_free.get_mut(page) {
+            Some(free) if *free != 0 => {
+                let i = (page << PAGE_SLOT_BITS) as u32 | free.trailing_zeros();
+                *free &= *free - 1;
+                self.init_entry(i, real)
+            }
+            _ => self.alloc_entry(real),
+        }
+    }
+
+    /// A fresh, unreachable entry with an optional real part `(h2, fwd, real_md)`, outside
+    /// the pages (for a record host, or a prefix whose page is full).
     pub(crate) fn alloc_entry(&mut self, real: Option<(u64, u32, u8)>) -> Result<u32, FibError> {
         let i = match self.free_entries.pop() {
             Some(i) => i,
             None => {
                 let i = self.next_entry;
-                if u64::from(i) >= self.shared.entries.capacity() {
-                    return Err(FibError::EntriesFull);
-                }
+                let id = self.shared.entries.paged.checked_add(i);
+                let id = id.filter(|_| u64::from(i) < self.shared.entries.spill.capacity());
+                let id = id.ok_or(FibError::EntriesFull)?;
                 self.next_entry += 1;
-                i
+                id
             }
         };
-        let Some(e) = self.shared.entries.get_or_grow(i) else {
-            self.free_entries.push(i);
+        self.init_entry(i, real)
+    }
+
+    fn init_entry(&mut self, i: u32, real: Option<(u64, u32, u8)>) -> Result<u32, FibError> {
+        let Some(e) = self.shared.entry_or_grow(i) else {
+            self.free_entry(i);
             return Err(FibError::EntriesFull);
         };
         e.init(real);
@@ -188,6 +246,17 @@ impl Core {
             bump(&self.shared.counters.reals, 1);
         }
         Ok(i)
+    }
+
+    /// Makes entry `i` free for reuse: a page slot goes back to its page.
+    fn free_entry(&mut self, i: u32) {
+        let page = (i >> PAGE_SLOT_BITS) as usize;
+        match self.page_free.get_mut(page) {
+            Some(free) if i < self.shared.entries.paged => {
+                *free |= 1 << (i & ((1 << PAGE_SLOT_BITS) - 1));
+            }
+            _ => self.free_entries.push(i),
+        }
     }
 
     /// Writes record `pos` of an entry the writer is still building (or the open aux entry).
@@ -301,7 +370,7 @@ impl Core {
         for g in done {
             match g {
                 Garbage::Entry(i) => {
-                    self.free_entries.push(i);
+                    self.free_entry(i);
                     bump(&self.shared.counters.reclaimed_entries, 1);
                 }
                 Garbage::Set(i) => self.fwd.reuse(i),

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ndn_packet::PrefixHashes;
-use ndnfwd_table::BucketTable;
+use ndnfwd_table::{BucketTable, Paged};
 use serde::Serialize;
 
 use crate::entry::{h2_of, Entry, Found, RecKind};
@@ -19,7 +19,7 @@ use crate::lpm::{LpmAlgorithm, Published};
 use crate::nexthop::{FwdSet, NextHop, StrategyId};
 use crate::qsbr::{Qsbr, QsbrReader};
 use crate::spec::{FibHint, Hint, Step};
-use crate::store::Segmented;
+use crate::store::{Entries, Segmented};
 
 mod walk;
 
@@ -70,8 +70,8 @@ pub(crate) fn bump(c: &AtomicU64, delta: i64) {
 /// State shared by the writer and every reader.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub table: BucketTable,
-    pub entries: Segmented<Entry>,
+    pub table: BucketTable<Paged>,
+    pub entries: Entries,
     pub sets: Segmented<FwdSet>,
     /// [`Published`] configuration word.
     pub config: AtomicU64,
@@ -102,7 +102,8 @@ pub struct FibMemory {
     pub bucket_bytes_mapped: u64,
     /// Bytes of buckets in use: home buckets plus linked overflow buckets.
     pub bucket_bytes_used: u64,
-    /// Bytes of entry segments allocated.
+    /// Bytes of entry storage: the entry slots of the table's pages plus the spill segments
+    /// allocated.
     pub entry_bytes_allocated: u64,
     /// Bytes of live entries.
     pub entry_bytes_used: u64,
@@ -156,7 +157,7 @@ impl FibHandle {
             slots: t.len() as u64,
             bucket_bytes_mapped: t.memory_bytes() as u64,
             bucket_bytes_used: (t.bucket_count() + t.overflow_in_use()) as u64 * line,
-            entry_bytes_allocated: s.entries.memory_bytes() as u64,
+            entry_bytes_allocated: (s.entries.spill.memory_bytes() + t.payload_bytes()) as u64,
             entry_bytes_used: ld(&c.entries) * core::mem::size_of::<Entry>() as u64,
             nexthop_set_bytes: s.sets.memory_bytes() as u64,
         }
@@ -325,7 +326,7 @@ impl FibReader {
         if depth > top {
             return None;
         }
-        let e = s.entries.get(entry)?;
+        let e = s.entry(entry)?;
         let h2 = h2_of(hashes, depth);
         if restart == usize::MAX {
             // The walk ends at a real hit; a record here is a miss it goes on below from,
@@ -431,7 +432,7 @@ impl FibReader {
         let gen = FibHint::begin(s);
         let cfg = s.published();
         if cfg.algorithm == LpmAlgorithm::BinarySearch {
-            s.for_each_candidate(cfg, hashes, |_, i| s.entries.prefetch(i));
+            s.for_each_candidate(cfg, hashes, |_, i| s.prefetch_entry(i));
             return FibHint::NONE;
         }
         let (top, floor) = plan_head(cfg, hashes);
@@ -519,7 +520,7 @@ impl FibReader {
                 hint.below_found(s.scan_down(hashes, floor, 0, full))
             }
             Step::Entry { m, entry } => {
-                let start = s.entries.get(entry).and_then(|e| {
+                let start = s.entry(entry).and_then(|e| {
                     let md = match e.probe(h2_of(hashes, m), true, Some(RecKind::Virtual))? {
                         Found::Real(md) | Found::Record { value: md, .. } => usize::from(md),
                     };
@@ -534,7 +535,7 @@ impl FibReader {
             }
             Step::Bucket { depth } => {
                 if let Some(h) = hashes.get(depth) {
-                    s.table.candidates(h, |i| s.entries.prefetch(i));
+                    s.table.candidates(h, |i| s.prefetch_entry(i));
                 }
                 hint.stage2_next(None)
             }
@@ -553,7 +554,7 @@ impl FibReader {
     }
 
     fn make_match(&self, entry: u32, depth: usize) -> Option<FibMatch<'_>> {
-        let e = self.shared.entries.get(entry)?;
+        let e = self.shared.entry(entry)?;
         let set = self.shared.sets.get(e.fwd())?;
         Some(FibMatch {
             entry,

@@ -1,6 +1,7 @@
 //! Tests of the FIB reader (a separate file to keep `reader.rs` readable).
 
 use super::*;
+use crate::store::PAGE_SLOT_BITS;
 use crate::{FibConfig, FibWriter, LpmConfig};
 use ndn_packet::{Name, NameHasher, SipVariant};
 
@@ -146,4 +147,84 @@ fn scan_of_the_head_only_hands_the_rest_to_the_lookup() {
         let got = r.lookup_with(&h, fh).map(|m| (m.depth(), m.entry()));
         assert_eq!(got, walk, "{uri}");
     }
+}
+
+/// Every real prefix's entry sits in the page of its home bucket unless that page's entry
+/// slots were all taken when it was added (then it spills); removed prefixes give their slots
+/// back to their pages after the grace period, where prefixes homed there later find them.
+#[test]
+fn entries_sit_in_their_home_bucket_page() {
+    let hasher = NameHasher::new([9; 16], SipVariant::Sip13);
+    let cfg = FibConfig {
+        capacity: 1024,
+        load_factor: 4,
+        max_entries: 1 << 12,
+        max_nexthop_sets: 1 << 8,
+        lpm: LpmConfig {
+            algorithm: LpmAlgorithm::LongestFirst,
+            m: 2,
+        },
+    };
+    let mut w = FibWriter::new(cfg, hasher.clone()).unwrap();
+    let hop = [NextHop { face: 1, cost: 0 }];
+    // Checks the entries of `live`, of which those from `fresh` on were added since the last
+    // removal (a page they spilled from is still full); returns how many of those spilled.
+    let check = |w: &FibWriter, live: &[String], fresh: usize| {
+        let handle = w.handle();
+        let s = &handle.shared;
+        let r = handle.reader();
+        let slots = s.table.page_payload::<Entry>(0).len();
+        assert_eq!(
+            s.table.pages(),
+            256usize.div_ceil(24),
+            "24 home buckets a page"
+        );
+        assert_eq!(slots, 106);
+        let mut in_page = vec![0; s.table.pages()];
+        let mut spilled = Vec::new();
+        for (n, uri) in live.iter().enumerate() {
+            let h = hashes_of(&hasher, uri);
+            let e = r.lookup_traced(&h).0.map(|m| (m.entry(), m.depth()));
+            let (e, depth) = e.unwrap();
+            assert_eq!(depth, 2, "{uri}");
+            let page = s.table.home_page(h.get(2).unwrap());
+            if e < s.entries.paged {
+                assert_eq!((e >> PAGE_SLOT_BITS) as usize, page, "{uri}");
+                in_page[page] += 1;
+            } else if n >= fresh {
+                spilled.push(page);
+            }
+        }
+        for &page in &spilled {
+            assert_eq!(in_page[page], slots, "a prefix spilled from page {page}");
+        }
+        spilled.len()
+    };
+    let uris: Vec<String> = (0..1100).map(|i| format!("/n{}/c{i}", i % 37)).collect();
+    for uri in &uris {
+        w.set(Name::from_uri(uri).unwrap().as_ref(), &hop, 0)
+            .unwrap();
+    }
+    assert!(
+        check(&w, &uris, 0) > 0,
+        "1,100 entries in 1,166 slots: some page is full"
+    );
+    let (gone, kept): (Vec<_>, Vec<_>) = uris
+        .iter()
+        .cloned()
+        .enumerate()
+        .partition(|(i, _)| i % 2 == 0);
+    for (_, uri) in &gone {
+        assert!(w.remove(Name::from_uri(uri).unwrap().as_ref()).unwrap());
+    }
+    w.synchronize();
+    let mut live: Vec<String> = kept.into_iter().map(|(_, u)| u).collect();
+    let fresh = live.len();
+    for i in 0..500 {
+        let uri = format!("/m{}/d{i}", i % 41);
+        w.set(Name::from_uri(&uri).unwrap().as_ref(), &hop, 0)
+            .unwrap();
+        live.push(uri);
+    }
+    assert!(check(&w, &live, fresh) < 20, "the freed slots are found");
 }

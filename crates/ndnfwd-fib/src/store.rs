@@ -22,6 +22,7 @@ use ndnfwd_table::{prefetch_read, MaskedSlice, ZeroValid, ZeroedSlice};
 
 use crate::entry::Entry;
 use crate::nexthop::FwdSet;
+use crate::reader::Shared;
 
 // SAFETY: an `Entry` is only `[AtomicU64; 3]`: zero is valid (the empty entry, equal to its
 // `Default`), no drop glue, alignment 8.
@@ -63,20 +64,6 @@ impl<T: ZeroValid> Segmented<T> {
         Some(seg.at_masked(i as usize))
     }
 
-    /// Prefetches the value at `i` (seed 002's speculative entry prefetch): the lines of its
-    /// first and last byte, so a value that straddles two lines (a 24-byte entry at 8-byte
-    /// alignment does at two of every eight indices, one of them across its first two words)
-    /// is fetched whole; nothing happens when its segment does not exist or `i` is beyond the
-    /// capacity.
-    #[inline(always)]
-    pub fn prefetch(&self, i: u32) {
-        if let Some(v) = self.get(i) {
-            let first = core::ptr::from_ref(v).cast::<u8>();
-            prefetch_read(first);
-            prefetch_read(first.wrapping_add(size_of::<T>().saturating_sub(1)));
-        }
-    }
-
     /// The value at `i`, mapping its segment if needed; `None` beyond the capacity or when the
     /// segment cannot be mapped. Only the writer calls this (it is not a hot path).
     pub fn get_or_grow(&self, i: u32) -> Option<&T> {
@@ -100,6 +87,64 @@ impl<T: ZeroValid> Segmented<T> {
         let segs = self.dir.iter().filter(|s| s.get().is_some()).count();
         segs * SEGMENT * core::mem::size_of::<T>()
             + self.dir.len() * core::mem::size_of::<OnceLock<MaskedSlice<T>>>()
+    }
+}
+
+/// log2 of the entry ids a page of the table is given: a page's payload holds at most
+/// `2^PAGE_SLOT_BITS` entries (106 at 24 home buckets a page).
+pub(crate) const PAGE_SLOT_BITS: u32 = 7;
+
+/// The FIB's entries. A real prefix's entry sits in the payload of one of the table's 4 KiB
+/// pages ([`ndnfwd_table::BucketTable::page_payload`]): the page of its home bucket, or of the
+/// first record it hosts (two-stage's virtual at M, read right after that record's bucket), so
+/// that the speculative scan's entry prefetch reuses the translation its bucket read has just
+/// made instead of paying a page walk of its own (s22-iwalk). Entry id `i` below `paged` is
+/// slot `i % 2^PAGE_SLOT_BITS` of page `i >> PAGE_SLOT_BITS`; the others, `spill[i - paged]`,
+/// are the entries of prefixes whose page was full (about 1 % at the page's planned load) and
+/// the shared hosts of records beyond a prefix's two.
+#[derive(Debug)]
+pub(crate) struct Entries {
+    /// Entry ids below this live in the table's pages.
+    pub paged: u32,
+    /// Entries outside the pages.
+    pub spill: Segmented<Entry>,
+}
+
+impl Shared {
+    /// Entry `i`, if it exists (a page slot or a mapped spill segment).
+    #[inline(always)]
+    pub(crate) fn entry(&self, i: u32) -> Option<&Entry> {
+        let e = &self.entries;
+        if i < e.paged {
+            self.table
+                .page_payload::<Entry>((i >> PAGE_SLOT_BITS) as usize)
+                .get((i & ((1 << PAGE_SLOT_BITS) - 1)) as usize)
+        } else {
+            e.spill.get(i - e.paged)
+        }
+    }
+
+    /// Entry `i`, mapping its spill segment if needed (the writer only).
+    pub(crate) fn entry_or_grow(&self, i: u32) -> Option<&Entry> {
+        let e = &self.entries;
+        if i < e.paged {
+            self.entry(i)
+        } else {
+            e.spill.get_or_grow(i - e.paged)
+        }
+    }
+
+    /// Prefetches entry `i` (seed 002's speculative entry prefetch): the lines of its first
+    /// and last byte, so an entry that straddles two lines (a 24-byte entry at 8-byte alignment
+    /// does at two of every eight positions) is fetched whole; nothing happens when it does not
+    /// exist.
+    #[inline(always)]
+    pub(crate) fn prefetch_entry(&self, i: u32) {
+        if let Some(v) = self.entry(i) {
+            let first = core::ptr::from_ref(v).cast::<u8>();
+            prefetch_read(first);
+            prefetch_read(first.wrapping_add(size_of::<Entry>() - 1));
+        }
     }
 }
 
@@ -127,20 +172,5 @@ mod tests {
             "beyond capacity"
         );
         assert!(s.memory_bytes() >= SEGMENT * 8);
-    }
-
-    #[test]
-    fn prefetch_never_allocates_or_faults() {
-        let s: Segmented<AtomicU64> = Segmented::with_capacity(2 * SEGMENT as u64);
-        for i in [0, 1, SEGMENT as u32, 2 * SEGMENT as u32, u32::MAX] {
-            s.prefetch(i);
-        }
-        assert_eq!(
-            s.memory_bytes(),
-            2 * core::mem::size_of::<OnceLock<MaskedSlice<AtomicU64>>>()
-        );
-        s.get_or_grow(5).unwrap().store(3, Ordering::Relaxed);
-        s.prefetch(5);
-        assert_eq!(s.get(5).unwrap().load(Ordering::Relaxed), 3);
     }
 }

@@ -162,6 +162,7 @@ impl FibWriter {
             load_factor: cfg.load_factor,
             max_entries: cfg.max_entries,
             max_sets: cfg.max_nexthop_sets,
+            colocated: cfg.capacity as u64,
         };
         Ok(Self {
             core: Core::new(size, cfg.lpm, 0)?,
@@ -389,9 +390,12 @@ impl FibWriter {
             LpmAlgorithm::TwoStage => {}
         }
         let real_md = self.nodes.get(key).map_or(p as u8, |n| n.md.max(p as u8));
-        let entry = self
-            .core
-            .alloc_entry(Some((h2_of(&self.hashes, p), fwd, real_md)))?;
+        // In the page of the first record it hosts, if any (as in the bulk load).
+        let near = new_recs.first().map_or(p, |&(l, _, _)| l);
+        let entry = self.core.alloc_entry_near(
+            h1_of(&self.hashes, near),
+            Some((h2_of(&self.hashes, p), fwd, real_md)),
+        )?;
         let mut hosts = Vec::with_capacity(new_recs.len());
         for (i, &(l, kind, value)) in new_recs.iter().take(2).enumerate() {
             let host = Host {

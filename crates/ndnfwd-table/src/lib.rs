@@ -41,8 +41,8 @@ pub use raw::arena::Arena;
 pub use raw::mem::{MaskedSlice, ZeroValid, ZeroedSlice};
 pub use raw::prefetch::prefetch_read;
 pub use table::{
-    default_overflow_buckets, BucketTable, Place, TableFull, TableWriter, DEFAULT_LOAD_FACTOR,
-    MAX_LOAD_FACTOR, MAX_RETRIES,
+    default_overflow_buckets, BucketTable, Flat, Layout, Paged, Place, TableFull, TableWriter,
+    DEFAULT_LOAD_FACTOR, MAX_LOAD_FACTOR, MAX_RETRIES,
 };
 
 /// Memory for a table or arena could not be mapped (or its size overflows `usize`/`u32`).

@@ -25,7 +25,7 @@ use crate::bucket::{
     encode, fingerprint, slot_fp, slot_index, Bucket, SlotRef, BUCKET_BYTES, OCC_MASK, SLOTS,
     VERSION_ONE,
 };
-use crate::raw::mem::{MaskedSlice, ZeroedSlice};
+use crate::raw::mem::{lines_as, MaskedSlice, ZeroValid, ZeroedSlice};
 use crate::raw::prefetch::prefetch_read;
 use crate::raw::scan::fp_match_bits;
 use crate::AllocError;
@@ -38,6 +38,8 @@ pub const MAX_LOAD_FACTOR: usize = 64;
 /// during the walk. Exceeding it (a reported miss for a present key) needs that many unlinks
 /// in the same chain within one walk each, i.e. a writer far faster than any real control plane.
 pub const MAX_RETRIES: u32 = 16;
+/// Bucket lines in a 4 KiB page (a paged table's unit, [`BucketTable::try_with_pages`]).
+const PAGE_LINES: usize = 4096 / BUCKET_BYTES;
 
 /// `insert` found no free slot in the chain and the overflow pool is exhausted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,15 +71,83 @@ impl Place {
     }
 }
 
+/// Keeps [`Layout`] to this crate's two layouts: the table's hot paths trust `FLAT` and `line`.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Flat {}
+    impl Sealed for super::Paged {}
+}
+
+/// Where a [`BucketTable`]'s home buckets sit in its mapping: [`Flat`] or [`Paged`] (sealed).
+pub trait Layout: Send + Sync + core::fmt::Debug + sealed::Sealed {
+    /// Home bucket `b` is line `b` (known at compile time: no arithmetic on the hot paths).
+    const FLAT: bool;
+    /// The line of home bucket `b`.
+    fn line(&self, b: usize) -> usize;
+}
+
+/// Home bucket `b` is line `b`; the overflow pool follows the home buckets.
+#[derive(Debug, Clone, Copy)]
+pub struct Flat;
+
+impl Layout for Flat {
+    const FLAT: bool = true;
+
+    #[inline(always)]
+    fn line(&self, b: usize) -> usize {
+        b
+    }
+}
+
+/// Home buckets in 4 KiB pages of 64 lines, `64 - gap` of them a page, each page ending in
+/// `gap` lines of the caller's payload ([`BucketTable::try_with_pages`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Paged {
+    /// Payload lines a page.
+    gap: usize,
+    /// `ceil(2^64 / home buckets a page)`: the page of home bucket `b` is `mulhi(b, recip)`,
+    /// exact for every `b < 2^32`, one multiply instead of a division.
+    recip: u64,
+    /// Pages.
+    pages: usize,
+}
+
+impl Paged {
+    /// The page of home bucket `b`.
+    #[inline(always)]
+    fn page(&self, b: usize) -> usize {
+        ((b as u128 * u128::from(self.recip)) >> 64) as usize
+    }
+}
+
+impl Layout for Paged {
+    const FLAT: bool = false;
+
+    /// Line `b % per_page` of page `b / per_page`: `b + page(b) * gap`.
+    #[inline(always)]
+    fn line(&self, b: usize) -> usize {
+        b + self.page(b) * self.gap
+    }
+}
+
 /// Cache-line bucket hash table mapping caller-computed 64-bit hashes to `u32` entry indices.
 ///
 /// Bucket numbers `0..bucket_count()` are home buckets; the overflow pool follows them in the
-/// same mapping. `Send + Sync`: share it (e.g. in an `Arc`) with reader threads.
-pub struct BucketTable {
-    /// Home buckets then the overflow pool; the mask picks a home bucket.
+/// same mapping. A paged table ([`BucketTable::try_with_pages`]) lays its home buckets out in
+/// 4 KiB pages, each ending in lines of the caller's payload, so that a value the caller reads
+/// after a home bucket can share its page, hence its TLB entry (the layout is the type's
+/// parameter, so a flat table's hot paths stay as they were). `Send + Sync`: share it (e.g. in
+/// an `Arc`) with reader threads.
+pub struct BucketTable<L: Layout = Flat> {
+    /// Home buckets (in pages, when paged) then the overflow pool; the mask picks a home
+    /// bucket.
     buckets: MaskedSlice<Bucket>,
     home: u32,
     pool: u32,
+    /// Where home bucket `b` is.
+    layout: L,
+    /// Line of overflow bucket 0: bucket numbers of the pool are `pool_line..pool_line + pool`.
+    pool_line: u32,
     len: AtomicUsize,
     overflow_used: AtomicU32,
     id: u64,
@@ -116,7 +186,7 @@ pub fn default_overflow_buckets(entries: usize, home: usize) -> usize {
     (2.0 * expect * home as f64).ceil() as usize + home / 16 + 64
 }
 
-impl BucketTable {
+impl BucketTable<Flat> {
     /// Sizes the table for `entries` at `load_factor` entries per home bucket (0 means
     /// [`DEFAULT_LOAD_FACTOR`], clamped to [`MAX_LOAD_FACTOR`]).
     ///
@@ -148,12 +218,81 @@ impl BucketTable {
         home_buckets: usize,
         overflow_buckets: usize,
     ) -> Result<Self, AllocError> {
+        let home = home_count(home_buckets)?;
+        Self::try_with_layout(home, overflow_buckets, Flat, home)
+    }
+}
+
+impl BucketTable<Paged> {
+    /// [`BucketTable::try_with_buckets`] in 4 KiB pages that each hold `home_per_page` home
+    /// buckets (`2..=63`, clamped) followed by `64 - home_per_page` lines of payload the table
+    /// never touches: the caller's, [`BucketTable::page_payload`], for values it wants in the
+    /// same page (the same TLB entry) as the home buckets of their hashes. The overflow pool
+    /// follows the pages.
+    pub fn try_with_pages(
+        home_buckets: usize,
+        overflow_buckets: usize,
+        home_per_page: usize,
+    ) -> Result<Self, AllocError> {
+        let home = home_count(home_buckets)?;
+        // At least 2, so that `recip` fits in 64 bits.
+        let per_page = home_per_page.clamp(2, PAGE_LINES - 1);
+        let layout = Paged {
+            gap: PAGE_LINES - per_page,
+            recip: u64::MAX / per_page as u64 + 1,
+            pages: home.div_ceil(per_page),
+        };
+        Self::try_with_layout(home, overflow_buckets, layout, layout.pages * PAGE_LINES)
+    }
+
+    /// Pages.
+    pub fn pages(&self) -> usize {
+        self.layout.pages
+    }
+
+    /// The page holding the home bucket of `hash`.
+    #[inline(always)]
+    pub fn home_page(&self, hash: u64) -> usize {
+        self.layout.page(self.home_index(hash))
+    }
+
+    /// The payload of page `page` (its lines after the home buckets) as values of `T`, as many
+    /// as fit; empty beyond the pages. Zero until the caller writes them; the table never
+    /// reads or writes these lines.
+    #[inline(always)]
+    pub fn page_payload<T: ZeroValid>(&self, page: usize) -> &[T] {
+        let start = page * PAGE_LINES + PAGE_LINES - self.layout.gap;
+        match self.buckets.get(start..start + self.layout.gap) {
+            Some(lines) if page < self.layout.pages => lines_as(lines),
+            _ => &[],
+        }
+    }
+
+    /// Bytes of page payload (the caller's, [`BucketTable::page_payload`]).
+    pub fn payload_bytes(&self) -> usize {
+        self.layout.pages * self.layout.gap * BUCKET_BYTES
+    }
+}
+
+/// `home_buckets` rounded up to a power of two, at least 1.
+fn home_count(home_buckets: usize) -> Result<usize, AllocError> {
+    home_buckets
+        .max(1)
+        .checked_next_power_of_two()
+        .ok_or(AllocError { bytes: usize::MAX })
+}
+
+impl<L: Layout> BucketTable<L> {
+    /// `home` home buckets (a power of two) laid out by `layout` in `home_lines` lines, then a
+    /// pool of `pool` overflow buckets.
+    fn try_with_layout(
+        home: usize,
+        pool: usize,
+        layout: L,
+        home_lines: usize,
+    ) -> Result<Self, AllocError> {
         let too_big = AllocError { bytes: usize::MAX };
-        let home = home_buckets
-            .max(1)
-            .checked_next_power_of_two()
-            .ok_or(too_big)?;
-        let total = home.checked_add(overflow_buckets).ok_or(too_big)?;
+        let total = home_lines.checked_add(pool).ok_or(too_big)?;
         if u32::try_from(total).is_err() {
             return Err(AllocError {
                 bytes: total.saturating_mul(BUCKET_BYTES),
@@ -163,7 +302,9 @@ impl BucketTable {
         Ok(Self {
             buckets,
             home: home as u32,
-            pool: overflow_buckets as u32,
+            pool: pool as u32,
+            layout,
+            pool_line: home_lines as u32,
             len: AtomicUsize::new(0),
             overflow_used: AtomicU32::new(0),
             id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
@@ -188,15 +329,26 @@ impl BucketTable {
         hash as usize & self.buckets.mask()
     }
 
+    /// The line of home bucket `b`.
+    #[inline(always)]
+    fn home_line(&self, b: usize) -> usize {
+        self.layout.line(b)
+    }
+
     #[inline(always)]
     fn home_bucket(&self, hash: u64) -> &Bucket {
-        self.buckets.at_masked(hash as usize)
+        if L::FLAT {
+            self.buckets.at_masked(hash as usize)
+        } else {
+            &self.buckets[self.home_line(self.home_index(hash))]
+        }
     }
 
     /// Prefetches the home bucket of `hash` (one cache line); see [`crate::prefetch_read`].
     #[inline(always)]
     pub fn prefetch(&self, hash: u64) {
-        prefetch_read(self.buckets.as_ptr().wrapping_add(self.home_index(hash)));
+        let line = self.home_line(self.home_index(hash));
+        prefetch_read(self.buckets.as_ptr().wrapping_add(line));
     }
 
     /// Finds an index whose fingerprint matches `hash` and for which `eq(index)` is true.
@@ -389,7 +541,7 @@ impl BucketTable {
     ) -> Result<SlotRef, TableFull> {
         self.check_writer(w);
         let word = encode(place.fp, index);
-        let mut at = place.home as usize;
+        let mut at = self.home_line(place.home as usize);
         let home = &self.buckets[at];
         if home.meta.load(Ordering::Relaxed) & OCC_MASK == OCC_MASK {
             self.clear_slots(home, u32::from(retired()));
@@ -449,7 +601,7 @@ impl BucketTable {
             b
         } else if w.bump < self.pool {
             w.bump += 1;
-            self.home + w.bump - 1
+            self.pool_line + w.bump - 1
         } else {
             return Err(TableFull);
         };
@@ -464,7 +616,7 @@ impl BucketTable {
     pub fn remove(&self, w: &mut TableWriter, hash: u64, index: u32) -> bool {
         self.check_writer(w);
         let word = encode(fingerprint(hash), index);
-        let home = self.home_index(hash);
+        let home = self.home_line(self.home_index(hash));
         let mut prev = None;
         let mut at = home;
         loop {
@@ -574,7 +726,8 @@ impl BucketTable {
 
     /// Bytes of home buckets plus overflow pool (64 per bucket), for bytes-per-entry reports.
     /// The mapping behind it is rounded up to whole (huge) pages, and untouched pool pages are
-    /// not resident.
+    /// not resident. A paged table's payload lines are not counted here: they are the
+    /// caller's ([`BucketTable::payload_bytes`]).
     pub fn memory_bytes(&self) -> usize {
         (self.home as usize + self.pool as usize) * BUCKET_BYTES
     }
@@ -623,7 +776,7 @@ fn bucket_candidates(bucket: &Bucket, fp: u32, f: &mut impl FnMut(u32)) {
     }
 }
 
-impl core::fmt::Debug for BucketTable {
+impl<L: Layout> core::fmt::Debug for BucketTable<L> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BucketTable")
             .field("len", &self.len())

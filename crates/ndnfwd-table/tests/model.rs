@@ -6,8 +6,9 @@
 //! (fingerprint, home bucket).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use ndnfwd_table::{fingerprint, BucketTable, TableFull};
+use ndnfwd_table::{fingerprint, BucketTable, Layout, TableFull};
 use proptest::prelude::*;
 
 const HOME: u64 = 4;
@@ -83,70 +84,102 @@ impl Model {
     }
 }
 
+/// Runs `ops` on `t` and on the model, checking every answer, then drains the table.
+fn run_model<L: Layout>(t: &BucketTable<L>, ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let mut w = t.take_writer().unwrap();
+    let mut m = Model::default();
+    for op in ops {
+        match op {
+            Op::Insert(h, i) => match t.insert(&mut w, h, i) {
+                Ok(()) => {
+                    m.map.entry(key(h)).or_default().push(i);
+                    m.live.push((h, i));
+                }
+                Err(TableFull) => {
+                    prop_assert_eq!(t.overflow_in_use(), POOL, "full only with the pool used up");
+                    prop_assert!(m.home_len(h) >= 7, "full only when the home bucket is full");
+                }
+            },
+            Op::RemoveLive(n) => {
+                if !m.live.is_empty() {
+                    let (h, i) = m.live[n % m.live.len()];
+                    prop_assert!(m.remove(h, i));
+                    prop_assert!(t.remove(&mut w, h, i));
+                }
+            }
+            Op::RemoveAny(h, i) => {
+                let expect = m.remove(h, i);
+                prop_assert_eq!(t.remove(&mut w, h, i), expect);
+            }
+            Op::Lookup(h, i) => {
+                let present = m.map.get(&key(h)).is_some_and(|v| v.contains(&i));
+                prop_assert_eq!(t.lookup(h, |x| x == i), present.then_some(i));
+                let mut seen = vec![];
+                let all = t.lookup(h, |x| {
+                    seen.push(x);
+                    x == i
+                });
+                let mut by_writer = vec![];
+                let found = t.lookup_writer(&w, h, |x| {
+                    by_writer.push(x);
+                    x == i
+                });
+                prop_assert_eq!(found, all, "the writer's one-walk lookup agrees");
+                prop_assert_eq!(&by_writer, &seen, "with the same candidates in order");
+                let any = t.lookup(h, |_| true);
+                let expect_any = m.map.get(&key(h)).is_some_and(|v| !v.is_empty());
+                prop_assert_eq!(any.is_some(), expect_any);
+            }
+            Op::Candidates(h) => {
+                let mut got = vec![];
+                t.candidates(h, |x| got.push(x));
+                got.sort_unstable();
+                let mut want = m.map.get(&key(h)).cloned().unwrap_or_default();
+                want.sort_unstable();
+                prop_assert_eq!(got, want);
+            }
+        }
+        prop_assert_eq!(t.len(), m.live.len());
+        prop_assert!(t.overflow_in_use() <= POOL);
+    }
+    for &(h, i) in &m.live {
+        prop_assert_eq!(t.lookup(h, |x| x == i), Some(i));
+    }
+    // Drain: everything removable exactly once, and the pool comes back.
+    for (h, i) in std::mem::take(&mut m.live) {
+        prop_assert!(t.remove(&mut w, h, i));
+    }
+    prop_assert!(t.is_empty());
+    prop_assert_eq!(t.overflow_in_use(), 0);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn behaves_like_a_multimap(ops in prop::collection::vec(op(), 1..300)) {
         let t = BucketTable::try_with_buckets(HOME as usize, POOL).unwrap();
-        let mut w = t.take_writer().unwrap();
-        let mut m = Model::default();
-        for op in ops {
-            match op {
-                Op::Insert(h, i) => match t.insert(&mut w, h, i) {
-                    Ok(()) => {
-                        m.map.entry(key(h)).or_default().push(i);
-                        m.live.push((h, i));
-                    }
-                    Err(TableFull) => {
-                        prop_assert_eq!(t.overflow_in_use(), POOL, "full only with the pool used up");
-                        prop_assert!(m.home_len(h) >= 7, "full only when the home bucket is full");
-                    }
-                },
-                Op::RemoveLive(n) => {
-                    if !m.live.is_empty() {
-                        let (h, i) = m.live[n % m.live.len()];
-                        prop_assert!(m.remove(h, i));
-                        prop_assert!(t.remove(&mut w, h, i));
-                    }
-                }
-                Op::RemoveAny(h, i) => {
-                    let expect = m.remove(h, i);
-                    prop_assert_eq!(t.remove(&mut w, h, i), expect);
-                }
-                Op::Lookup(h, i) => {
-                    let present = m.map.get(&key(h)).is_some_and(|v| v.contains(&i));
-                    prop_assert_eq!(t.lookup(h, |x| x == i), present.then_some(i));
-                    let mut seen = vec![];
-                    let all = t.lookup(h, |x| { seen.push(x); x == i });
-                    let mut by_writer = vec![];
-                    let found = t.lookup_writer(&w, h, |x| { by_writer.push(x); x == i });
-                    prop_assert_eq!(found, all, "the writer's one-walk lookup agrees");
-                    prop_assert_eq!(&by_writer, &seen, "with the same candidates in order");
-                    let any = t.lookup(h, |_| true);
-                    let expect_any = m.map.get(&key(h)).is_some_and(|v| !v.is_empty());
-                    prop_assert_eq!(any.is_some(), expect_any);
-                }
-                Op::Candidates(h) => {
-                    let mut got = vec![];
-                    t.candidates(h, |x| got.push(x));
-                    got.sort_unstable();
-                    let mut want = m.map.get(&key(h)).cloned().unwrap_or_default();
-                    want.sort_unstable();
-                    prop_assert_eq!(got, want);
-                }
-            }
-            prop_assert_eq!(t.len(), m.live.len());
-            prop_assert!(t.overflow_in_use() <= POOL);
+        run_model(&t, ops)?;
+    }
+
+    /// Paged over several pages, the last one short: the same answers, and the pages'
+    /// payload, filled with a pattern first, is never touched.
+    #[test]
+    fn behaves_like_a_multimap_when_paged(
+        ops in prop::collection::vec(op(), 1..300),
+        per_page in 2usize..4,
+    ) {
+        let t = BucketTable::try_with_pages(HOME as usize, POOL, per_page).unwrap();
+        prop_assert_eq!(t.pages(), (HOME as usize).div_ceil(per_page));
+        let pattern = 0xA5A5_A5A5_A5A5_A5A5u64;
+        let payload = || (0..t.pages()).flat_map(|p| t.page_payload::<AtomicU64>(p).iter());
+        for word in payload() {
+            word.store(pattern, Ordering::Relaxed);
         }
-        for &(h, i) in &m.live {
-            prop_assert_eq!(t.lookup(h, |x| x == i), Some(i));
-        }
-        // Drain: everything removable exactly once, and the pool comes back.
-        for (h, i) in std::mem::take(&mut m.live) {
-            prop_assert!(t.remove(&mut w, h, i));
-        }
-        prop_assert!(t.is_empty());
-        prop_assert_eq!(t.overflow_in_use(), 0);
+        prop_assert_eq!(payload().count() * 8, t.payload_bytes());
+        prop_assert_eq!(payload().count(), t.pages() * (64 - per_page) * 8);
+        run_model(&t, ops)?;
+        prop_assert!(payload().all(|word| word.load(Ordering::Relaxed) == pattern));
     }
 }

@@ -105,7 +105,7 @@ impl Shared {
         while l > floor {
             if let Some(h) = hashes.get(l) {
                 let found = |i| {
-                    self.entries.prefetch(i);
+                    self.prefetch_entry(i);
                     if hint.first.is_none() {
                         hint = Hint {
                             depth: l,
@@ -253,7 +253,7 @@ impl Shared {
         want_real: bool,
         want_rec: Option<RecKind>,
     ) -> Option<Found> {
-        let e = self.entries.get(idx)?;
+        let e = self.entry(idx)?;
         let h2 = *h2.get_or_insert_with(|| h2_of(hashes, level));
         e.probe(h2, want_real, want_rec)
     }

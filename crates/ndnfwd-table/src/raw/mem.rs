@@ -171,6 +171,22 @@ unsafe impl<T: ZeroValid, const N: usize> ZeroValid for [T; N] {}
 // value (an empty bucket); atomics have no drop glue; its alignment is 64 <= MAP_ALIGN.
 unsafe impl ZeroValid for Bucket {}
 
+/// Bucket lines that a paged table never uses as buckets (the payload lines of its pages,
+/// [`crate::BucketTable::page_payload`]) seen as values of `T`, as many as fit.
+pub(crate) fn lines_as<T: ZeroValid>(lines: &[Bucket]) -> &[T] {
+    const {
+        assert!(core::mem::align_of::<T>() <= core::mem::align_of::<Bucket>());
+        assert!(core::mem::size_of::<T>() > 0);
+    }
+    let n = core::mem::size_of_val(lines) / core::mem::size_of::<T>();
+    // SAFETY: the lines are zero-filled memory of the table's mapping (zero is a valid `T`) and
+    // the pointer is aligned for `T` (a line is 64-aligned, `T` at most that); `n` values fit in
+    // the lines' bytes. The table never reads or writes these lines as buckets (its home
+    // buckets and overflow pool are other lines), so the only accesses to this memory are
+    // through `T`, which has no drop glue.
+    unsafe { core::slice::from_raw_parts(lines.as_ptr().cast::<T>(), n) }
+}
+
 /// A fixed-length slice of `T` living in its own zero-filled mapping: pages are only backed
 /// when first touched, and a slice of at least 2 MiB sits on 2 MiB boundaries advised for
 /// transparent huge pages, so random reads over it miss the TLB far less than on 4 KiB pages.
