@@ -39,9 +39,16 @@
 //!
 //! *Prepare*'s first half, the decode, runs by groups of four packets in every mode but `none`:
 //! when packet `i + lookahead` is not decoded yet, it is decoded with the three after it, and
-//! the group's Data names are hashed side by side in vector lanes (`NameHasher::name_ids`);
-//! the bucket prefetch of each packet keeps its mode's distance above. Interests, Nacks and
-//! malformed packets in a group take the single-packet decoders.
+//! the group's Data names are hashed side by side in vector lanes (`NameHasher::name_ids`).
+//! Interests, Nacks and malformed packets in a group take the single-packet decoders. The
+//! bucket prefetch of each packet keeps its mode's distance above, except in the speculative
+//! mode, which prefetches the buckets of the whole group right after its decode (packets
+//! `i + lookahead` to `i + lookahead + 3`): on a large FIB or PIT-CS each packet's buckets sit
+//! in pages the TLB does not hold, and a prefetch waits for its page walk before it retires, so
+//! a packet's prefetches stall the core once per packet when issued alone, once per group when
+//! issued together (their walks overlap): about 45 cycles off an Interest at a 1M PIT, with a
+//! 64K and with a 16M FIB (docs/bench/recorded.md, session 24). The seeds' per-packet modes
+//! (`bucket`, `prehash`) keep their one packet at a time.
 //!
 //! Every mode but `none` also prefetches the head of a packet's wire (`prefetch_wire`)
 //! one group before its decode: the decoder reads the header and name first
@@ -630,8 +637,9 @@ impl Engine {
 
     /// Prepares packet `j` of the burst (nothing past its end): decodes it with the rest of its
     /// group when it is not decoded yet (`decoded` is the count decoded so far), then (unless
-    /// `none`) prefetches its buckets. Inlined into the burst loop: a call costs a prologue
-    /// and epilogue per packet.
+    /// `none`) prefetches its buckets; the speculative mode prefetches the buckets of the whole
+    /// group right after its decode instead (see the module docs). Inlined into the burst
+    /// loop: a call costs a prologue and epilogue per packet.
     #[inline(always)]
     fn prepare<'b, const ACCT: bool>(
         &mut self,
@@ -642,20 +650,30 @@ impl Engine {
         mode: PrefetchMode,
         laps: &mut Laps<ACCT>,
     ) {
-        let Some(rx) = burst.get(j) else {
+        if j >= burst.len() {
             return;
-        };
+        }
+        let speculative = mode == PrefetchMode::Speculative;
         if j >= *decoded {
             // `none` decodes one packet at a time (nothing ahead of any kind).
             let group = if mode == PrefetchMode::None { 1 } else { GROUP };
             *decoded = (j + group).min(burst.len());
             self.decode(burst, j, *decoded, views, mode != PrefetchMode::None, laps);
+        } else if speculative {
+            // Its buckets were prefetched with its group's.
+            return;
         }
-        if mode != PrefetchMode::None {
-            let k = j % RING;
-            if let (Some(parsed), Some(hashes)) = (views.get(k), self.ring.get(k)) {
-                let head = mode == PrefetchMode::Speculative;
-                self.core.prefetch_buckets(rx, parsed, hashes, head, laps);
+        if mode == PrefetchMode::None {
+            return;
+        }
+        let to = if speculative { *decoded } else { j + 1 };
+        for p in j..to {
+            let k = p % RING;
+            if let (Some(rx), Some(parsed), Some(hashes)) =
+                (burst.get(p), views.get(k), self.ring.get(k))
+            {
+                self.core
+                    .prefetch_buckets(rx, parsed, hashes, speculative, laps);
             }
         }
     }

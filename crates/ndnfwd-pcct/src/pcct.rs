@@ -157,6 +157,9 @@ pub struct Pcct {
     /// Whether the operations prefetch ahead on their own (the next entry's slots, the LRU
     /// victims): see [`Pcct::set_prefetch`].
     pub(crate) prefetch: bool,
+    /// New PIT entries still to come whose slots the last [`Pcct::prefetch_next_entry`] group
+    /// fetched (it fetches the next group when this is 0).
+    pub(crate) slots_ahead: u32,
 }
 
 impl core::fmt::Debug for Pcct {
@@ -212,6 +215,7 @@ impl Pcct {
             cbp_pending: 0,
             digest_pending: 0,
             prefetch: true,
+            slots_ahead: 0,
             counters: Counters::default(),
             issued: Issued::NONE,
             upstream_lifetime: UpstreamLifetime::new(&cfg),

@@ -243,17 +243,20 @@ impl<T> Arena<T> {
         }
     }
 
-    /// The slot the next allocation takes (the top of the free stack, else the next never-used
-    /// slot), `None` when full: a caller that will allocate soon prefetches it, so that writing
-    /// the new value does not wait for its lines.
+    /// The slot the allocation `n` allocations from now takes if nothing is freed meanwhile
+    /// (`n = 0`: the next one; down the free stack from its top, then the never-used slots),
+    /// `None` past the capacity: a caller that will allocate soon prefetches it, so that
+    /// writing the new value does not wait for its lines.
     #[inline]
-    pub fn next_free(&self) -> Option<u32> {
-        if self.free_len > 0 {
-            // SAFETY: free_len - 1 < cap, so the read is inside the free stack; that entry was
-            // written by `free` (invariant: free[0..free_len] are initialized indices < bump).
-            Some(unsafe { self.free_stack().add(self.free_len as usize - 1).read() })
+    pub fn nth_free(&self, n: u32) -> Option<u32> {
+        if n < self.free_len {
+            // SAFETY: free_len - 1 - n < free_len <= cap, so the read is inside the free stack;
+            // that entry was written by `free` (invariant: free[0..free_len] are initialized
+            // indices < bump).
+            Some(unsafe { self.free_stack().add((self.free_len - 1 - n) as usize).read() })
         } else {
-            (self.bump < self.cap).then_some(self.bump)
+            let i = u64::from(self.bump) + u64::from(n - self.free_len);
+            (i < u64::from(self.cap)).then_some(i as u32)
         }
     }
 
@@ -542,11 +545,19 @@ mod tests {
         a.prefetch_lines(i);
         a.prefetch_lines(u32::MAX);
         assert_eq!(a.get(i).map(|v| v[3]), Some(7));
-        assert_eq!(a.next_free(), Some(i + 1), "never-used slots in order");
+        assert_eq!(a.nth_free(0), Some(i + 1), "never-used slots in order");
+        assert_eq!(a.nth_free(2), Some(i + 3));
         let j = a.alloc([8; 8]).unwrap();
+        let k = a.alloc([8; 8]).unwrap();
+        a.free(k);
         a.free(i);
-        assert_eq!(a.next_free(), Some(i), "the last freed slot first");
+        assert_eq!(a.nth_free(0), Some(i), "the last freed slot first");
+        assert_eq!(a.nth_free(1), Some(k), "then down the free stack");
+        assert_eq!(a.nth_free(2), Some(k + 1), "then the never-used slots");
         assert_eq!(a.alloc([9; 8]), Ok(i));
+        assert_eq!(a.alloc([9; 8]), Ok(k));
+        assert_eq!(a.alloc([9; 8]), Ok(k + 1));
         assert_ne!(j, i);
+        assert_eq!(a.nth_free(u32::MAX), None, "past the capacity");
     }
 }
