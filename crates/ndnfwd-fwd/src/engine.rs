@@ -46,8 +46,9 @@
 //! `i + lookahead` to `i + lookahead + 3`): on a large FIB or PIT-CS each packet's buckets sit
 //! in pages the TLB does not hold, and a prefetch waits for its page walk before it retires, so
 //! a packet's prefetches stall the core once per packet when issued alone, once per group when
-//! issued together (their walks overlap): about 45 cycles off an Interest at a 1M PIT, with a
-//! 64K and with a 16M FIB (docs/bench/recorded.md, session 24). The seeds' per-packet modes
+//! issued together (their walks overlap). Alternated pairs at a 1M PIT, longest-first: 572-584
+//! -> 530-537 cycles an Interest at a 64K FIB, 696-712 -> 653-693 at 16M, with the same
+//! instructions (docs/bench/recorded.md, session 24). The seeds' per-packet modes
 //! (`bucket`, `prehash`) keep their one packet at a time.
 //!
 //! Every mode but `none` also prefetches the head of a packet's wire (`prefetch_wire`)

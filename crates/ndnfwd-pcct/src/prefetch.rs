@@ -14,8 +14,8 @@ use crate::pcct::{DataArrival, InterestArrival, Pcct, BURST_GROUP};
 use crate::token::RxToken;
 
 /// New entries whose slots [`Pcct::prefetch_next_entry`] fetches together. Four: at a 1M PIT
-/// (16M FIB, longest-first, speculative) it took 30 cycles off an Interest against one at a
-/// time, eight gave back half of that (docs/bench/recorded.md, session 24).
+/// (16M FIB, longest-first, speculative) it took about 30 cycles off an Interest against one
+/// at a time, eight gave back most of that (docs/bench/recorded.md, session 24).
 const NEXT_SLOTS: u32 = 4;
 
 impl Pcct {

@@ -253,7 +253,11 @@ impl<T> Arena<T> {
             // SAFETY: free_len - 1 - n < free_len <= cap, so the read is inside the free stack;
             // that entry was written by `free` (invariant: free[0..free_len] are initialized
             // indices < bump).
-            Some(unsafe { self.free_stack().add((self.free_len - 1 - n) as usize).read() })
+            Some(unsafe {
+                self.free_stack()
+                    .add((self.free_len - 1 - n) as usize)
+                    .read()
+            })
         } else {
             let i = u64::from(self.bump) + u64::from(n - self.free_len);
             (i < u64::from(self.cap)).then_some(i as u32)
